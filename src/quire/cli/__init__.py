@@ -1,0 +1,1 @@
+"""Click commands: the composition roots that wire settings, streams and services together."""
