@@ -8,7 +8,9 @@ from quire import __version__
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "--version", prog_name="quire", message="%(prog)s %(version)s")
+@click.version_option(
+    __version__, "-V", "--version", prog_name="quire", message="%(prog)s %(version)s"
+)
 def cli() -> None:
     """Quire: a Markdown workspace where people and AI coding agents work on the same documents."""
 

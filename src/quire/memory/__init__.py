@@ -1,0 +1,1 @@
+"""Conversation memory: the per-session message store agents save to and read from."""
