@@ -11,6 +11,7 @@ do next. Transports (CLI, HTTP, MCP) map the classes below to exit codes, status
     ├── FileTooLarge         a file or a request is over its size limit
     ├── NotUtf8              a file's bytes are not UTF-8 text
     ├── EditRefused          a find/replace could not be applied (not found, not unique, …)
+    ├── DocumentInvalid      a file's content is not what the operation needs (a broken canvas)
     └── StorageFailed        a read or write failed at the operating system (disk full, EACCES…)
 """
 
@@ -61,6 +62,10 @@ class EditRefused(QuireError):
     def __init__(self, message: str, *, match_count: int | None = None) -> None:
         super().__init__(message)
         self.match_count = match_count
+
+
+class DocumentInvalid(QuireError):
+    """A document's content has the wrong shape for the operation; it was left unchanged."""
 
 
 class StorageFailed(QuireError):
