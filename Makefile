@@ -6,6 +6,8 @@ venv:
 
 run: venv
 	@.venv/bin/quire --help
+	@echo
+	@echo "Try: .venv/bin/quire meta examples/welcome.md"
 
 test:
 	@scripts/test

@@ -1,11 +1,24 @@
-"""Run every benchmark suite and print its table."""
+"""Run every benchmark suite (or the ones named) and print their tables."""
 
 from __future__ import annotations
 
+import sys
 
-def main() -> None:
-    print("No benchmarks yet.")
+from bench import markdown
+
+SUITES = {"markdown": markdown.run}
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(SUITES)
+    unknown = [name for name in names if name not in SUITES]
+    if unknown:
+        print(f"Unknown suite(s): {', '.join(unknown)}. Choose from: {', '.join(SUITES)}.")
+        return 2
+    for name in names:
+        SUITES[name]()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from quire import __version__
+from quire.cli.documents import COMMANDS as DOCUMENT_COMMANDS
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -12,9 +13,21 @@ from quire import __version__
     __version__, "-V", "--version", prog_name="quire", message="%(prog)s %(version)s"
 )
 def cli() -> None:
-    """Quire: a Markdown workspace where people and AI coding agents work on the same documents."""
+    """Quire: a Markdown workspace where people and AI coding agents work on the same documents.
+
+    Read, analyse and compare Markdown files from a shell; every command that reads a file
+    takes only Markdown documents that are not dotfiles, of at most 16 MiB, in UTF-8.
+    """
+
+
+for _command in DOCUMENT_COMMANDS:
+    cli.add_command(_command)
 
 
 def main() -> None:
     """Run the ``quire`` command line."""
     cli()
+
+
+if __name__ == "__main__":
+    main()

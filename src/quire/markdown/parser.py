@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.gfm import gfm_plugin
 
 if TYPE_CHECKING:
@@ -88,6 +89,11 @@ def split_wikilink(raw: str) -> tuple[str, str | None, str | None]:
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    # Silent mode only runs while a link label is scanned: a wikilink there is no token, so its
+    # brackets balance as the label's own and `[see [[W]]](u)` stays a link. Inside link text
+    # `[[W]]` is text, as on the page (a link holds no link).
+    if silent or state.linkLevel > 0:
+        return False
     src, pos = state.src, state.pos
     if src.startswith("![[", pos):
         embed = True
@@ -98,20 +104,31 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     match = WIKILINK.match(src, pos)
     if match is None or not match.group(2).strip():
         return False
-    if not silent:
-        target, heading, alias = split_wikilink(match.group(2))
-        token = state.push("wikilink", "", 0)
-        token.content = match.group(2)
-        token.markup = match.group(0)
-        token.meta = {"target": target, "heading": heading, "alias": alias, "embed": embed}
+    target, heading, alias = split_wikilink(match.group(2))
+    token = state.push("wikilink", "", 0)
+    token.content = match.group(2)
+    token.markup = match.group(0)
+    token.meta = {"target": target, "heading": heading, "alias": alias, "embed": embed}
     state.pos = match.end()
     return True
 
 
 def build_parser() -> MarkdownIt:
     """A new parser with Quire's syntax; the renderer adds its render rules to its own copy."""
-    md = MarkdownIt("commonmark")
-    gfm_plugin(md, dollarmath=True)
+    # The CommonMark preset stops at 20 levels (ten nested lists), and markdown-it then drops
+    # the rest of the document; 100 is markdown-it's default and well inside Python's stack.
+    md = MarkdownIt("commonmark", {"maxNesting": 100})
+    gfm_plugin(md)
+    # Inline `$$x$$` is one math span (not `$` + `$x$` + `$`). As on GitHub and in pandoc, a
+    # `$` next to a space or a digit on its outer side opens or closes nothing, so prices
+    # such as "costs $5 and $6" stay text.
+    md.use(
+        dollarmath_plugin,
+        allow_blank_lines=False,
+        double_inline=True,
+        allow_space=False,
+        allow_digits=False,
+    )
     md.block.ruler.before("table", "front_matter", _front_matter_rule)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     return md
@@ -126,3 +143,20 @@ def shared_parser() -> MarkdownIt:
 def parse(text: str) -> list[Token]:
     """Tokens of ``text`` (a leading BOM ignored), in document order."""
     return shared_parser().parse(strip_bom(text))
+
+
+@lru_cache(maxsize=1)
+def block_parser() -> MarkdownIt:
+    """A cached parser that stops at the block structure: inline tokens get no children.
+
+    For readers of headings, tasks and titles, which need no inline parse (about half the cost).
+    Footnote definitions stay where they are written (no inline pass finds their references).
+    """
+    md = build_parser()
+    md.core.ruler.disable(["inline", "footnote_tail"])
+    return md
+
+
+def parse_blocks(text: str) -> list[Token]:
+    """Block tokens of ``text`` (a leading BOM ignored); an inline token's content is its source."""
+    return block_parser().parse(strip_bom(text))

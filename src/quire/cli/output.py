@@ -1,0 +1,58 @@
+"""How commands print: JSON on stdout, messages on stderr, QuireError as a clean exit 1."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import click
+
+from quire.core.errors import QuireError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+EXIT_FAILED = 1
+
+
+def to_jsonable(value: Any) -> Any:
+    """Dataclasses become dicts (recursively); everything else is returned as it is."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: to_jsonable(getattr(value, field.name))
+            for field in dataclasses.fields(value)
+        }
+    if isinstance(value, list | tuple):
+        return [to_jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: to_jsonable(item) for key, item in value.items()}
+    return value
+
+
+def echo_json(value: Any) -> None:
+    """Print ``value`` as one JSON document (UTF-8, not ASCII-escaped) on stdout."""
+    click.echo(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2))
+
+
+def fail(message: str) -> None:
+    """Print ``quire: message`` on stderr and exit 1."""
+    click.echo(f"quire: {message}", err=True)
+    sys.exit(EXIT_FAILED)
+
+
+def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Turn a QuireError raised by a command into its message on stderr and exit 1."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except QuireError as error:
+            fail(str(error))
+            raise AssertionError("unreachable") from error
+
+    return wrapper
