@@ -10,14 +10,14 @@ from collections.abc import Callable
 from functools import partial
 
 from markdown_it import MarkdownIt
+
+from bench.corpus import UNIQUE_MARKER, generate
+from bench.timing import best_of, print_table, progress
 from quire.markdown.edits import replace_unique
 from quire.markdown.metadata import export_metadata
 from quire.markdown.render import render
 from quire.markdown.tasks import extract_tasks
 from quire.markdown.text import export_text
-
-from bench.corpus import UNIQUE_MARKER, generate
-from bench.timing import best_of, print_table, progress
 
 SIZES = (("1 MB", 1_000_000, 3), ("16 MiB", 16 * 1024 * 1024, 1))
 

@@ -15,8 +15,8 @@ DEFAULT_STATE_NAME = ".quire"
 def state_folder(environ: Mapping[str, str], home: Path) -> Path:
     """The state folder: ``$QUIRE_HOME`` when set and not blank, else ``home/.quire``.
 
-    A leading ``~/`` and a relative ``QUIRE_HOME`` are taken relative to ``home``, never the working directory, so
-    every command of one install agrees on it wherever it runs.
+    A leading ``~/`` and a relative ``QUIRE_HOME`` are taken relative to ``home``, never the
+    working directory, so every command of one install agrees on it wherever it runs.
     """
     configured = environ.get(STATE_ENV, "").strip()
     if configured:
