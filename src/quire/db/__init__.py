@@ -1,0 +1,1 @@
+"""The database: SQLAlchemy models, migrations and the functions that read and write them."""

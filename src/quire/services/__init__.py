@@ -1,0 +1,1 @@
+"""Use cases: live documents, windows, reviews; everything transports call."""

@@ -1,0 +1,1 @@
+"""The HTTP API, WebSockets and login of `quire serve` (Starlette)."""
