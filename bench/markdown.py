@@ -52,7 +52,7 @@ def run() -> None:
         rows.append(
             [
                 name,
-                *(f"{r:.2f}" for r in ratios[name]),
+                *(f"{r:.3f}" if r < 0.1 else f"{r:.2f}" for r in ratios[name]),
                 "" if target is None else f"≤ {target}",
                 verdict,
             ]
