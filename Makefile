@@ -5,9 +5,7 @@ venv:
 	@scripts/bootstrap
 
 run: venv
-	@.venv/bin/quire --help
-	@echo
-	@echo "Try: .venv/bin/quire meta examples/welcome.md"
+	@.venv/bin/quire serve examples/
 
 test:
 	@scripts/test

@@ -6,6 +6,7 @@ import click
 
 from quire import __version__
 from quire.cli.documents import COMMANDS as DOCUMENT_COMMANDS
+from quire.cli.serve import serve_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,6 +23,7 @@ def cli() -> None:
 
 for _command in DOCUMENT_COMMANDS:
     cli.add_command(_command)
+cli.add_command(serve_command)
 
 
 def main() -> None:

@@ -12,7 +12,10 @@ do next. Transports (CLI, HTTP, MCP) map the classes below to exit codes, status
     ├── NotUtf8              a file's bytes are not UTF-8 text
     ├── EditRefused          a find/replace could not be applied (not found, not unique, …)
     ├── DocumentInvalid      a file's content is not what the operation needs (a broken canvas)
-    └── StorageFailed        a read or write failed at the operating system (disk full, EACCES…)
+    ├── StorageFailed        a read or write failed at the operating system (disk full, EACCES…)
+    ├── NotOpen              no document (or no tab of that document) is open in the window
+    ├── ReviewNotFound       a review id names no review the caller can see
+    └── ReviewRefused        a review cannot take that action now (it was already decided)
 """
 
 from __future__ import annotations
@@ -70,3 +73,15 @@ class DocumentInvalid(QuireError):
 
 class StorageFailed(QuireError):
     """The operating system refused a read or a write; nothing was half-written."""
+
+
+class NotOpen(QuireError):
+    """The operation needs an open document (or tab) and there is none; nothing changed."""
+
+
+class ReviewNotFound(QuireError):
+    """A review id names no review this user can see (never made, or no longer kept)."""
+
+
+class ReviewRefused(QuireError):
+    """A review cannot take this action in its current state (it was already decided)."""

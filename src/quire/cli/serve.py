@@ -1,0 +1,311 @@
+"""``quire serve``: the composition root of the server, running uvicorn in this process.
+
+Owns the socket, logging to stderr, the login URL, the browser and the signals; every rule
+lives in the services it composes. The token is printed once, on stdout, and never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import os
+import re
+import secrets
+import signal
+import socket
+import sys
+import threading
+import time
+import webbrowser
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from types import FrameType
+
+import click
+import uvicorn
+
+from quire.cli.output import reports_errors
+from quire.core.errors import InvalidArgument
+from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.core.server_info import ServerInfo
+from quire.services.app import open_services
+from quire.services.server_file import ServerClaim, claim_state_folder
+from quire.services.settings import Settings, load_settings
+from quire.web.app import create_app
+
+logger = logging.getLogger("quire.serve")
+
+PORT_FALLBACKS = 20
+"""How many ports after the default one are tried when it is busy."""
+GRACEFUL_SHUTDOWN_S = 5
+"""How long a shutdown waits for requests in flight (a long review wait, say)."""
+_LOG_HANDLER_NAME = "quire-stderr"
+_SECRET = re.compile(r"(token=)[^&\s\"']+", re.IGNORECASE)
+_CONSOLE_BROWSERS = frozenset({"www-browser", "links", "elinks", "lynx", "w3m"})
+
+
+def wall_clock_ms() -> int:
+    """Milliseconds since the epoch: the clock every service of a real server gets."""
+    return time.time_ns() // 1_000_000
+
+
+@click.command("serve")
+@click.argument("dirs", nargs=-1, metavar="[DIR]...")
+@click.option("--host", help="Address to listen on (default 127.0.0.1, this machine only).")
+@click.option(
+    "--port",
+    type=int,
+    help="Port to listen on (default 4747, or the next free one of the 20 after it); "
+    "0 picks any free port.",
+)
+@click.option(
+    "--state-dir",
+    metavar="DIR",
+    help="Folder for server.json, quire.toml and the database (default $QUIRE_HOME or ~/.quire).",
+)
+@click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="Database URL, e.g. postgresql://user@host/quire (default SQLite in the state folder).",
+)
+@click.option("--no-browser", is_flag=True, help="Do not open the login URL in a browser.")
+@reports_errors
+def serve_command(
+    dirs: tuple[str, ...],
+    host: str | None,
+    port: int | None,
+    state_dir: str | None,
+    db_url: str | None,
+    no_browser: bool,
+) -> None:
+    """Run the Quire server for the workspaces DIR... (default: the current folder).
+
+    Writes the state folder's server.json (url, token, pid) once it listens, prints the
+    login URL, and opens it in a browser when one is available. Settings also come from the
+    environment (QUIRE_HOST, QUIRE_PORT, QUIRE_DB, QUIRE_HOME) and from quire.toml in the
+    state folder; flags win over the environment, which wins over the file. Stop it with
+    Ctrl+C (or SIGTERM): it removes server.json and exits cleanly.
+    """
+    flags: dict[str, object | None] = {
+        "workspaces": dirs or None,
+        "host": host,
+        "port": port,
+        "state_dir": state_dir,
+        "db_url": db_url,
+        "open_browser": False if no_browser else None,
+    }
+    settings = load_settings(flags=flags, environ=os.environ, home=Path.home(), cwd=Path.cwd())
+    configure_logging()
+    serve(settings, environ=os.environ, echo=click.echo)
+
+
+def serve(settings: Settings, *, environ: Mapping[str, str], echo: Callable[[str], None]) -> None:
+    """Hold the state folder, listen, and run the server until a signal stops it."""
+    with claim_state_folder(settings.state_dir) as claim:
+        listener = bind_listener(settings.host, settings.port, fallback=settings.port_is_default)
+        port = listener.getsockname()[1]
+        if settings.port_is_default and port != settings.port:
+            logger.warning("Port %d is busy; using port %d instead.", settings.port, port)
+        settings = settings.model_copy(update={"port": port})
+        info = ServerInfo(url=base_url(settings.host, port), token=secrets.token_hex(32),
+                          pid=os.getpid())  # fmt: skip
+        try:
+            asyncio.run(_run(settings, listener, info, claim, environ=environ, echo=echo))
+        except KeyboardInterrupt:
+            # Ctrl+C before the server took over the signals (while the database opened).
+            logger.info("Interrupted while starting.")
+    logger.info("Quire stopped.")
+
+
+async def _run(
+    settings: Settings,
+    listener: socket.socket,
+    info: ServerInfo,
+    claim: ServerClaim,
+    *,
+    environ: Mapping[str, str],
+    echo: Callable[[str], None],
+) -> None:
+    async with open_services(settings, token=info.token, clock=wall_clock_ms) as services:
+        config = uvicorn.Config(
+            create_app(services),
+            lifespan="on",
+            log_config=None,
+            proxy_headers=False,
+            server_header=False,
+            ws_max_size=MAX_DOCUMENT_BYTES + 64 * 1024,
+            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        )
+
+        def ready() -> None:
+            claim.publish(info)
+            login_url = f"{info.url}/?token={info.token}"
+            echo(f"Quire is running at {login_url}")
+            logger.info(
+                "Serving %s at %s (pid %d); state in %s.",
+                ", ".join(str(folder) for folder in settings.workspaces),
+                info.url,
+                info.pid,
+                settings.state_dir,
+            )
+            if settings.open_browser:
+                open_in_browser(login_url, environ)
+
+        await _Server(config, ready).serve(sockets=[listener])
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, announcing itself once it listens and exiting 0 on SIGINT/SIGTERM."""
+
+    def __init__(self, config: uvicorn.Config, ready: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._ready = ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and not self.should_exit:
+            self._ready()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn re-raises a caught signal once it has shut down, which would end the
+        # process with status 130 or -15; a signal is how this server is meant to stop, so
+        # it is handled here and the command exits 0.
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        stops = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self._stop) for sig in stops}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _stop(self, sig: int, frame: FrameType | None) -> None:
+        if self.should_exit and sig == signal.SIGINT:
+            self.force_exit = True
+        else:
+            logger.info("Stopping (%s).", signal.Signals(sig).name)
+            self.should_exit = True
+
+
+def bind_listener(host: str, port: int, *, fallback: bool) -> socket.socket:
+    """A socket bound to ``host``:``port`` (0: any free port).
+
+    With ``fallback``, a busy port is followed by the next PORT_FALLBACKS ones. Raises
+    InvalidArgument saying what to change when no port can be had.
+    """
+    last = port + PORT_FALLBACKS if fallback and port else port
+    for candidate in range(port, last + 1):
+        try:
+            return _bind(host, candidate)
+        except OSError as err:
+            if err.errno != errno.EADDRINUSE:
+                raise _cannot_listen(host, candidate, err) from None
+    if last != port:
+        raise InvalidArgument(
+            f"Ports {port} to {last} on {host} are all in use. Pass --port with a free port, "
+            "or --port 0 to let the system pick one.",
+            argument="port",
+        )
+    raise InvalidArgument(
+        f"Port {port} on {host} is already in use (by another program, or another Quire "
+        "server with its own state folder). Pass another --port, or --port 0 to let the "
+        "system pick a free one.",
+        argument="port",
+    )
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as err:
+        raise InvalidArgument(
+            f"Cannot listen on {host}: the name is not known ({err.strerror}). Pass --host "
+            "with an address of this machine, such as 127.0.0.1.",
+            argument="host",
+        ) from None
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+    except BaseException:
+        listener.close()
+        raise
+    listener.set_inheritable(False)
+    return listener
+
+
+def _cannot_listen(host: str, port: int, err: OSError) -> InvalidArgument:
+    if err.errno == errno.EACCES:
+        advice = "Ports below 1024 need special rights: pass --port with a higher one."
+    elif err.errno == errno.EADDRNOTAVAIL:
+        advice = f"{host} is not an address of this machine: pass another --host."
+    else:
+        advice = "Pass another --host or --port."
+    return InvalidArgument(
+        f"Cannot listen on {host} port {port}: {err.strerror or err}. {advice}", argument="port"
+    )
+
+
+def base_url(host: str, port: int) -> str:
+    """The URL clients use to reach a server listening on ``host``:``port``."""
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def open_in_browser(url: str, environ: Mapping[str, str]) -> bool:
+    """Open ``url`` in a graphical browser, in the background; False when there is none.
+
+    A console browser (lynx, w3m…) is never started: it would take over the terminal the
+    server logs to. On Linux and the BSDs a graphical session (DISPLAY or WAYLAND_DISPLAY)
+    is needed.
+    """
+    graphical = sys.platform in ("darwin", "win32") or bool(
+        environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
+    )
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        browser = None
+    name = Path(getattr(browser, "name", "")).name
+    if browser is None or not graphical or name in _CONSOLE_BROWSERS:
+        logger.info("No graphical browser found; open the URL printed above to sign in.")
+        return False
+    threading.Thread(target=browser.open, args=(url,), name="open-browser", daemon=True).start()
+    return True
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Log to stderr (stdout is for the login URL), with any ``token=…`` masked."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if handler.name == _LOG_HANDLER_NAME:
+            root.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.name = _LOG_HANDLER_NAME
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_mask_secrets)
+    root.addHandler(handler)
+    root.setLevel(level)
+    # Alembic narrates every plugin and migration step at INFO; only its problems matter here.
+    logging.getLogger("alembic").setLevel(max(level, logging.WARNING))
+
+
+def _mask_secrets(record: logging.LogRecord) -> bool:
+    """Mask tokens in a record (uvicorn's access log shows each request's query string)."""
+    message = record.getMessage()
+    masked = _SECRET.sub(r"\1***", message)
+    if masked != message:
+        record.msg, record.args = masked, None
+    return True

@@ -1,0 +1,196 @@
+"""Opening the server's database: SQLite in the state folder by default, or PostgreSQL by URL.
+
+Owns URL checks, connection settings and the session factory; never shows a password, and
+holds no queries (the repo modules beside it do).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from sqlalchemy import event, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+from quire.core.errors import InvalidArgument, StorageFailed
+
+DB_FILE_NAME = "quire.db"
+BUSY_TIMEOUT_MS = 5000
+CONNECT_TIMEOUT_S = 10
+SQLITE_DRIVER = "sqlite+aiosqlite"
+POSTGRES_DRIVER = "postgresql+asyncpg"
+# Every connection gets these; WAL lets readers run beside the one writer, the busy timeout
+# makes a second writer wait its turn instead of failing with "database is locked".
+SQLITE_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA synchronous=NORMAL",
+)
+_SQLITE_SCHEMES = frozenset({"sqlite", SQLITE_DRIVER})
+_POSTGRES_SCHEMES = frozenset({"postgresql", "postgres", POSTGRES_DRIVER})
+_KINDS_THAT_WORK = (
+    f"use {SQLITE_DRIVER}:///path/to/quire.db for SQLite, or "
+    f"{POSTGRES_DRIVER}://user:password@host:5432/dbname for PostgreSQL "
+    "(postgresql:// and postgres:// are read as the same)"
+)
+
+Backend = Literal["sqlite", "postgresql"]
+
+
+class Database:
+    """An open database: the async engine and a factory of sessions over it."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+    @property
+    def backend(self) -> Backend:
+        """Which kind of database this is."""
+        return "sqlite" if self.engine.dialect.name == "sqlite" else "postgresql"
+
+    @property
+    def display_url(self) -> str:
+        """The URL with any password masked, safe to log or show."""
+        return safe_url(self.engine.url)
+
+    def session(self) -> AsyncSession:
+        """A new session; use it as ``async with db.session() as session:``."""
+        return self._sessions()
+
+    async def close(self) -> None:
+        """Close every pooled connection; the Database is unusable afterwards."""
+        await self.engine.dispose()
+
+
+async def open_database(url: str | None, state_dir: Path, *, migrate: bool = True) -> Database:
+    """Open (and by default migrate to the newest schema) the database ``url`` names.
+
+    ``None`` means SQLite in ``state_dir/quire.db``. Raises InvalidArgument for a URL of a kind
+    Quire cannot use and StorageFailed when the database cannot be reached or opened.
+    """
+    parsed = database_url(url, state_dir)
+    if parsed.get_backend_name() == "sqlite":
+        _prepare_sqlite_file(parsed)
+    engine = _create_engine(parsed)
+    try:
+        async with engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+        if migrate:
+            from quire.db.migrate import migrate as apply_migrations
+
+            await apply_migrations(engine)
+    except (SQLAlchemyError, OSError) as err:
+        await engine.dispose()
+        raise _unreachable(parsed, err) from None
+    return Database(engine)
+
+
+def database_url(url: str | None, state_dir: Path) -> URL:
+    """The SQLAlchemy URL Quire connects to for ``url`` (``None``: SQLite in ``state_dir``).
+
+    postgresql:// and postgres:// become postgresql+asyncpg://, sqlite:// becomes
+    sqlite+aiosqlite://; any other kind raises InvalidArgument naming the kinds that work.
+    """
+    if url is None:
+        return URL.create(SQLITE_DRIVER, database=str(state_dir / DB_FILE_NAME))
+    if not url.strip():
+        raise InvalidArgument(f"The database URL is empty: {_KINDS_THAT_WORK}.", argument="db")
+    try:
+        parsed = make_url(url.strip())
+    except (ArgumentError, ValueError):
+        raise InvalidArgument(
+            f"The database URL {_mask_unparsed(url)!r} is not a URL: {_KINDS_THAT_WORK}.",
+            argument="db",
+        ) from None
+    scheme = parsed.drivername.lower()
+    if scheme in _POSTGRES_SCHEMES:
+        return parsed.set(drivername=POSTGRES_DRIVER)
+    if scheme in _SQLITE_SCHEMES:
+        if parsed.database in (None, "", ":memory:") or parsed.database.startswith("file:"):
+            raise InvalidArgument(
+                f"The SQLite URL {safe_url(parsed)!r} names no file; Quire keeps its state "
+                f"in a file that outlives the server: {_KINDS_THAT_WORK}.",
+                argument="db",
+            )
+        return parsed.set(drivername=SQLITE_DRIVER)
+    raise InvalidArgument(
+        f"Quire cannot use the database URL {safe_url(parsed)!r}: {_KINDS_THAT_WORK}.",
+        argument="db",
+    )
+
+
+def safe_url(url: URL) -> str:
+    """``url`` as text with its password replaced by ***."""
+    return url.render_as_string(hide_password=True)
+
+
+def _mask_unparsed(url: str) -> str:
+    """Mask what could be a password in a URL SQLAlchemy could not parse."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url if "@" not in url else "***"
+    credentials, at, host = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}"
+
+
+def _prepare_sqlite_file(url: URL) -> None:
+    """Create the database file owner-only (0600) before SQLite creates it with the umask."""
+    assert url.database is not None
+    path = Path(url.database).expanduser()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except OSError as err:
+        raise StorageFailed(
+            f"Could not create the database file {path}: {err.strerror or err}. "
+            "Check that the state folder exists and is writable, or pass --db with another URL."
+        ) from None
+
+
+def _create_engine(url: URL) -> AsyncEngine:
+    if url.get_backend_name() == "sqlite":
+        engine = create_async_engine(url)
+        event.listen(engine.sync_engine, "connect", _set_sqlite_pragmas)
+        return engine
+    return create_async_engine(url, pool_pre_ping=True, connect_args={"timeout": CONNECT_TIMEOUT_S})
+
+
+def _set_sqlite_pragmas(dbapi_connection: Any, _record: object) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        for pragma in SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+    finally:
+        cursor.close()
+
+
+def _unreachable(url: URL, err: BaseException) -> StorageFailed:
+    cause = getattr(err, "orig", None) or err
+    detail = (str(cause).splitlines() or [type(cause).__name__])[0]
+    if url.password:
+        detail = detail.replace(str(url.password), "***")
+    if url.get_backend_name() == "sqlite":
+        advice = (
+            "Check that the state folder is writable and the file is a Quire database, "
+            "or pass --db with another URL."
+        )
+    else:
+        advice = (
+            "Check that PostgreSQL is running there and that the host, port, user, password "
+            "and database name are right, or leave --db out to use SQLite in the state folder."
+        )
+    return StorageFailed(f"Could not open the database at {safe_url(url)} ({detail}). {advice}")

@@ -1,0 +1,1 @@
+"""Alembic migration scripts for the server's database; applied by quire.db.migrate."""

@@ -1,0 +1,157 @@
+"""The tables of the server's database, as SQLAlchemy declarative models.
+
+Owns table and column names only (the migrations in db/migrations must match them); no queries.
+Times are milliseconds since the epoch in BIGINT columns, since they overflow a 32-bit integer.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Explicit constraint names keep Alembic migrations identical on SQLite and PostgreSQL.
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# An integer key that autoincrements on both backends (SQLite needs INTEGER for its rowid alias).
+AutoId = BigInteger().with_variant(Integer(), "sqlite")
+
+USER_ID = 128
+DOC_ID = 64
+HASH = 64
+REVIEW_ID = 64
+WORD = 32
+
+
+class Base(DeclarativeBase):
+    """The declarative base every Quire table derives from."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class User(Base):
+    """A person the server knows; single-user mode has one, the owner."""
+
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(USER_ID), primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class Window(Base):
+    """A user's window: the active document and whether it is presented."""
+
+    __tablename__ = "windows"
+
+    user_id: Mapped[str] = mapped_column(
+        String(USER_ID), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    active_doc_id: Mapped[str | None] = mapped_column(String(DOC_ID))
+    present: Mapped[bool] = mapped_column(Boolean(create_constraint=False))
+    updated_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class Tab(Base):
+    """An open tab in a user's window, in display order."""
+
+    __tablename__ = "tabs"
+    __table_args__ = (
+        CheckConstraint("view IN ('read', 'edit', 'source')", name="view"),
+        Index(None, "user_id", "position"),
+    )
+
+    user_id: Mapped[str] = mapped_column(String(USER_ID), primary_key=True)
+    doc_id: Mapped[str] = mapped_column(String(DOC_ID), primary_key=True)
+    path: Mapped[str] = mapped_column(Text)
+    view: Mapped[str] = mapped_column(String(WORD))
+    position: Mapped[int] = mapped_column(Integer)
+    opened_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class Recent(Base):
+    """A document a user opened recently; one row per path, the newest opening kept."""
+
+    __tablename__ = "recents"
+    __table_args__ = (Index(None, "user_id", "opened_at_ms"),)
+
+    user_id: Mapped[str] = mapped_column(String(USER_ID), primary_key=True)
+    path: Mapped[str] = mapped_column(Text, primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    opened_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class Buffer(Base):
+    """A live document's buffer; base_hash is the sha256 of the file text it was loaded from."""
+
+    __tablename__ = "buffers"
+
+    doc_id: Mapped[str] = mapped_column(String(DOC_ID), primary_key=True)
+    path: Mapped[str] = mapped_column(Text, unique=True)
+    base_hash: Mapped[str] = mapped_column(String(HASH))
+    dirty: Mapped[bool] = mapped_column(Boolean(create_constraint=False))
+    updated_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class BufferUpdate(Base):
+    """One Yjs update applied to a buffer since its last save, in arrival order (by id)."""
+
+    __tablename__ = "buffer_updates"
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    doc_id: Mapped[str] = mapped_column(
+        String(DOC_ID), ForeignKey("buffers.doc_id", ondelete="CASCADE"), index=True
+    )
+    update: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class Review(Base):
+    """A human review request and, once decided, its verdict.
+
+    status is pending, decided, timeout or superseded; verdict is set once the review ends.
+    """
+
+    __tablename__ = "reviews"
+    __table_args__ = (
+        CheckConstraint("status IN ('pending', 'decided', 'timeout', 'superseded')", name="status"),
+        CheckConstraint(
+            "verdict IS NULL OR verdict IN "
+            "('approved', 'changes_requested', 'dismissed', 'timeout', 'superseded')",
+            name="verdict",
+        ),
+        Index(None, "user_id", "created_at_ms"),
+        Index(None, "path"),
+    )
+
+    id: Mapped[str] = mapped_column(String(REVIEW_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(USER_ID))
+    path: Mapped[str | None] = mapped_column(Text)
+    content: Mapped[str | None] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(String(HASH))
+    requested_by: Mapped[str] = mapped_column(Text)
+    timeout_ms: Mapped[int] = mapped_column(Integer)
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    deadline_ms: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(WORD))
+    verdict: Mapped[str | None] = mapped_column(String(WORD))
+    comments: Mapped[str | None] = mapped_column(Text)
+    decided_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+    late: Mapped[bool] = mapped_column(Boolean(create_constraint=False))
+    superseded_by: Mapped[str | None] = mapped_column(String(REVIEW_ID))

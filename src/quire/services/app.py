@@ -1,0 +1,68 @@
+"""The server's composition: every service built once, over one database and one event bus.
+
+Owns the order things open and close (reverse order, even after a failure); holds no
+behaviour of its own and knows nothing of HTTP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+from quire.db.engine import Database, open_database
+from quire.services.documents import LiveDocuments
+from quire.services.events import EventBus
+from quire.services.reviews import Reviews
+from quire.services.settings import Settings
+from quire.services.windows import Windows
+from quire.vault.workspaces import Workspaces
+
+
+@dataclass(frozen=True)
+class AppServices:
+    """Everything a running server's transports call: one instance per server."""
+
+    settings: Settings
+    database: Database
+    bus: EventBus
+    workspaces: Workspaces
+    documents: LiveDocuments
+    windows: Windows
+    reviews: Reviews
+    token: str
+    """The API token every request but /health must carry (or trade for a session cookie)."""
+    clock: Callable[[], int]
+    """Milliseconds since the epoch; tests pass a fake one."""
+
+
+@asynccontextmanager
+async def open_services(
+    settings: Settings, *, token: str, clock: Callable[[], int]
+) -> AsyncIterator[AppServices]:
+    """``async with open_services(settings, token=…, clock=…) as services``.
+
+    Opens (and migrates) the database, starts the live documents' file watcher, builds the
+    window and review services, and on exit closes them in reverse order: unsaved edits
+    are flushed to the database before it closes.
+    """
+    async with AsyncExitStack() as stack:
+        workspaces = Workspaces(settings.workspaces)
+        database = await open_database(settings.db_url, settings.state_dir)
+        stack.push_async_callback(database.close)
+        bus = EventBus()
+        stack.callback(bus.close)
+        documents = await stack.enter_async_context(LiveDocuments(database, bus, clock=clock))
+        windows = Windows(database, bus, documents, workspaces, clock=clock)
+        reviews = Reviews(database, bus, windows, documents, clock=clock)
+        yield AppServices(
+            settings=settings,
+            database=database,
+            bus=bus,
+            workspaces=workspaces,
+            documents=documents,
+            windows=windows,
+            reviews=reviews,
+            token=token,
+            clock=clock,
+        )

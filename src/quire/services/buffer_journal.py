@@ -1,0 +1,123 @@
+"""The journal of one live document: every Yjs update, kept in the database until the next save.
+
+Owns the order and the atomicity of the buffer's writes (one lock per document) and the dirty
+mark. It never reads or writes the document's file and never edits the Yjs document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import anyio
+from pycrdt import Doc, Text
+
+from quire.db import buffers
+from quire.db.engine import Database
+
+
+def text_hash(text: str) -> str:
+    """The base hash of a file's text: the SHA-256 of its UTF-8 bytes, in hex."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class BufferJournal:
+    """Pending updates of one document and the writes that make them durable.
+
+    Updates are recorded synchronously (from the document's observer) and written in order by
+    ``flush``; ``reset`` replaces the whole journal with one snapshot of the document.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        doc_id: str,
+        path: str,
+        *,
+        base_hash: str,
+        dirty: bool,
+        clock: Callable[[], int],
+    ) -> None:
+        self._db = db
+        self._doc_id = doc_id
+        self._path = path
+        self._clock = clock
+        self._lock = anyio.Lock()
+        self._pending: list[bytes] = []
+        self._pending_dirty = False
+        self.base_hash = base_hash
+        """The hash of the file text the buffer rests on (loaded or last saved)."""
+        self.dirty = dirty
+        """Whether the buffer holds edits the file does not have."""
+
+    @property
+    def lock(self) -> anyio.Lock:
+        """Held while the journal writes; a save holds it across its file write too."""
+        return self._lock
+
+    def record(self, update: bytes, *, dirty: bool) -> None:
+        """Queue ``update`` for the next flush; ``dirty`` when it is an edit, not a reload."""
+        self._pending.append(update)
+        if dirty:
+            self._pending_dirty = True
+            self.dirty = True
+
+    async def flush(self) -> None:
+        """Write every queued update, in order, in one transaction."""
+        async with self._lock:
+            await self._write_pending()
+
+    async def _write_pending(self) -> None:
+        if not self._pending:
+            return
+        batch, dirty = self._pending, self._pending_dirty
+        self._pending, self._pending_dirty = [], False
+        try:
+            async with self._db.session() as session, session.begin():
+                await buffers.append_updates(
+                    session, self._doc_id, batch, dirty=dirty, now_ms=self._clock()
+                )
+        except BaseException:
+            # Put them back in front of anything recorded meanwhile, so nothing is lost.
+            self._pending[:0] = batch
+            self._pending_dirty = self._pending_dirty or dirty
+            raise
+
+    async def reset_locked(self, ydoc: Doc[Text], content: Text, base_text: str) -> None:
+        """Store ``ydoc`` as one snapshot resting on ``base_text`` (the file's text); the
+        buffer stays dirty when ``content`` differs from it. The caller holds ``lock``."""
+        # Snapshot, text and the drained queue are taken together, with no await between:
+        # every queued update is inside the snapshot.
+        state = ydoc.get_update()
+        text = str(content)
+        drained, drained_dirty = self._pending, self._pending_dirty
+        self._pending, self._pending_dirty = [], False
+        base_hash = text_hash(base_text)
+        dirty = text != base_text
+        try:
+            async with self._db.session() as session, session.begin():
+                await buffers.reset_buffer(
+                    session,
+                    self._doc_id,
+                    self._path,
+                    base_hash=base_hash,
+                    state=state,
+                    dirty=dirty,
+                    now_ms=self._clock(),
+                )
+        except BaseException:
+            self._pending[:0] = drained
+            self._pending_dirty = self._pending_dirty or drained_dirty
+            raise
+        self.base_hash = base_hash
+        self.dirty = dirty or self._pending_dirty
+
+    async def rebase(self, base_text: str) -> None:
+        """Record that the buffer now rests on ``base_text`` while keeping its edits (a conflict
+        resolved in favour of the person's text)."""
+        async with self._lock:
+            await self._write_pending()
+            base_hash = text_hash(base_text)
+            async with self._db.session() as session, session.begin():
+                await buffers.set_base_hash(session, self._doc_id, base_hash, now_ms=self._clock())
+            self.base_hash = base_hash

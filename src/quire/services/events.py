@@ -1,0 +1,99 @@
+"""Window events, published by the services and delivered to each user's open browsers.
+
+In-process pub/sub on the event loop: publishing never blocks and never fails because of a
+slow reader. It holds no history: a browser that connects later reads the state from the API.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+MAX_BEHIND = 1000
+"""How many undelivered events a subscriber may hold before it is cut off."""
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One window event: ``kind`` is open, present, review, export, activity, conflict,
+    window or document; ``data`` is its JSON-ready payload."""
+
+    kind: str
+    data: dict[str, object]
+
+
+class EventBus:
+    """Per-user fan-out of events to subscribers; call it from the event loop only.
+
+    A subscriber that falls ``MAX_BEHIND`` events behind is cut off: it receives what it
+    already holds, then its stream ends, so its browser reconnects and reloads the state
+    instead of silently missing events.
+    """
+
+    def __init__(self) -> None:
+        self._subscribers: dict[str, set[MemoryObjectSendStream[Event]]] = {}
+        self._closed = False
+
+    def publish(self, user: str, event: Event) -> None:
+        """Deliver ``event`` to every subscriber of ``user``; never blocks."""
+        for stream in list(self._subscribers.get(user, ())):
+            try:
+                stream.send_nowait(event)
+            except anyio.WouldBlock:
+                logger.warning(
+                    "An event listener of user %s fell %d events behind; disconnecting it.",
+                    user,
+                    MAX_BEHIND,
+                )
+                self._drop(user, stream)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                self._drop(user, stream)
+
+    def subscribe(self, user: str) -> AbstractAsyncContextManager[AsyncIterator[Event]]:
+        """``async with bus.subscribe(user) as events: async for event in events: …``.
+
+        Events published after the ``async with`` is entered are delivered in order; the
+        iteration ends when the bus closes or the subscriber falls too far behind.
+        """
+        return self._subscription(user)
+
+    def subscriber_count(self, user: str) -> int:
+        """How many subscribers ``user`` has now."""
+        return len(self._subscribers.get(user, ()))
+
+    def close(self) -> None:
+        """End every subscription; later subscriptions end at once."""
+        self._closed = True
+        for user, streams in list(self._subscribers.items()):
+            for stream in list(streams):
+                self._drop(user, stream)
+
+    @asynccontextmanager
+    async def _subscription(self, user: str) -> AsyncIterator[AsyncIterator[Event]]:
+        send: MemoryObjectSendStream[Event]
+        receive: MemoryObjectReceiveStream[Event]
+        send, receive = anyio.create_memory_object_stream[Event](MAX_BEHIND)
+        if self._closed:
+            send.close()
+        else:
+            self._subscribers.setdefault(user, set()).add(send)
+        try:
+            with receive:
+                yield receive
+        finally:
+            self._drop(user, send)
+
+    def _drop(self, user: str, stream: MemoryObjectSendStream[Event]) -> None:
+        streams = self._subscribers.get(user)
+        if streams is not None:
+            streams.discard(stream)
+            if not streams:
+                del self._subscribers[user]
+        stream.close()

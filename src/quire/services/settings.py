@@ -1,0 +1,350 @@
+"""The server's settings and where each comes from: flags > environment > quire.toml > defaults.
+
+Owns the rules for every value and the messages naming the source of a bad one; it never
+reads ``os.environ`` or the working directory itself (the CLI passes them in).
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import os
+import re
+import stat
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from quire.core.errors import FileMissing, InvalidArgument, QuireError
+from quire.core.state import STATE_ENV, state_folder
+from quire.db.engine import database_url
+from quire.fs.safeio import read_regular_bytes
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 4747
+CONFIG_FILE_NAME = "quire.toml"
+MAX_CONFIG_BYTES = 1024 * 1024
+
+FLAG_NAMES: Mapping[str, str] = {
+    "workspaces": "the DIR arguments",
+    "host": "--host",
+    "port": "--port",
+    "state_dir": "--state-dir",
+    "db_url": "--db",
+    "open_browser": "--no-browser",
+}
+"""The ``flags`` keys load_settings reads, and how a person writes each on the command line."""
+
+ENV_NAMES: Mapping[str, str] = {"host": "QUIRE_HOST", "port": "QUIRE_PORT", "db_url": "QUIRE_DB"}
+"""The environment variables that set a value (QUIRE_HOME sets the state folder)."""
+
+FILE_KEYS: Mapping[str, str] = {
+    "workspaces": "workspaces",
+    "host": "server.host",
+    "port": "server.port",
+    "db_url": "server.db",
+    "chat_enabled": "chat.enabled",
+}
+"""The quire.toml keys, dotted (``server.port`` is ``port`` in the ``[server]`` table)."""
+
+_HOSTNAME = re.compile(
+    r"(?=.{1,253}\Z)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\Z"
+)
+_PORT_RULE = "a whole number from 0 to 65535 (0 picks a free port)"
+
+
+class Settings(BaseModel):
+    """Everything ``quire serve`` needs to start, already checked."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workspaces: tuple[Path, ...]
+    """The served folders: absolute, resolved, existing, without duplicates."""
+    state_dir: Path
+    """Where server.json, quire.toml and the SQLite database live."""
+    host: str = DEFAULT_HOST
+    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
+    """0 picks a free port; the default port falls back to the next 20 when it is busy."""
+    db_url: str | None = None
+    """None: SQLite in the state folder."""
+    open_browser: bool = True
+    chat_enabled: bool = True
+
+    @field_validator("workspaces")
+    @classmethod
+    def _absolute_workspaces(cls, value: tuple[Path, ...]) -> tuple[Path, ...]:
+        if not value:
+            raise ValueError("at least one workspace is needed")
+        for path in value:
+            if not path.is_absolute():
+                raise ValueError(f"workspace {str(path)!r} is not an absolute path")
+        return value
+
+    @field_validator("state_dir")
+    @classmethod
+    def _absolute_state_dir(cls, value: Path) -> Path:
+        if not value.is_absolute():
+            raise ValueError(f"state_dir {str(value)!r} is not an absolute path")
+        return value
+
+    @field_validator("host")
+    @classmethod
+    def _valid_host(cls, value: str) -> str:
+        if host_problem(value) is not None:
+            raise ValueError(f"host {value!r} is not an IP address or a host name")
+        return value
+
+    @property
+    def port_is_default(self) -> bool:
+        """Whether nobody chose the port, so a busy default may fall back to the next ones."""
+        return "port" not in self.model_fields_set
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a value came from, worded for a message, and how to change it there."""
+
+    where: str
+    fix: str
+
+
+def load_settings(
+    *, flags: Mapping[str, object | None], environ: Mapping[str, str], home: Path, cwd: Path
+) -> Settings:
+    """The settings from ``flags`` (None: not given), ``environ``, ``<state>/quire.toml``.
+
+    ``flags`` keys are those of FLAG_NAMES. Relative paths in flags are taken from ``cwd``;
+    ``~/`` means ``home``. Raises InvalidArgument naming the flag, variable or file key of a
+    bad value and how to fix it, and for an unknown quire.toml key (naming the closest one).
+    """
+    state_dir = _state_dir(flags.get("state_dir"), environ, home=home, cwd=cwd)
+    config_path = state_dir / CONFIG_FILE_NAME
+    config = _read_config(config_path)
+    values: dict[str, object] = {"state_dir": state_dir}
+    found = _pick("workspaces", flags, {}, config, config_path)
+    if found is None:
+        values["workspaces"] = (
+            _workspace(str(cwd), _Source("the working directory", ""), cwd, home),
+        )
+    else:
+        values["workspaces"] = _workspaces(*found, cwd=cwd, home=home)
+    for key, check in (("host", _host), ("port", _port), ("db_url", _db_url)):
+        found = _pick(key, flags, environ, config, config_path)
+        if found is not None:
+            values[key] = check(found[0], found[1], state_dir)
+    if flags.get("open_browser") is not None:
+        values["open_browser"] = _boolean(flags["open_browser"], _flag_source("open_browser"))
+    found = _pick("chat_enabled", {}, {}, config, config_path)
+    if found is not None:
+        values["chat_enabled"] = _boolean(*found)
+    return Settings.model_validate(values)
+
+
+def host_problem(host: str) -> str | None:
+    """Why ``host`` cannot be bound (None when it is an IP address or a host name)."""
+    if not host or host != host.strip():
+        return "it is empty or has spaces around it"
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        if _HOSTNAME.match(host.lower()) is None:
+            return "it is neither an IP address nor a host name"
+    return None
+
+
+def _state_dir(raw: object | None, environ: Mapping[str, str], *, home: Path, cwd: Path) -> Path:
+    if raw is None:
+        path = state_folder(environ, home)
+        raw = environ.get(STATE_ENV, "").strip() or str(path)
+        source = _Source(
+            f"the environment variable {STATE_ENV}" if environ.get(STATE_ENV, "").strip()
+            else "the default state folder",
+            f"set {STATE_ENV} to a folder, or pass --state-dir",
+        )  # fmt: skip
+        if "\0" in raw:
+            raise _bad(source, raw, "is not a folder path")
+    else:
+        source = _flag_source("state_dir")
+        if not isinstance(raw, str | Path) or not str(raw).strip() or "\0" in str(raw):
+            raise _bad(source, raw, "is not a folder path")
+        path = _expand(str(raw), cwd=cwd, home=home)
+    if path.exists() and not path.is_dir():
+        raise _bad(source, raw, "is not a folder")
+    return path
+
+
+def _read_config(path: Path) -> dict[str, object]:
+    """quire.toml's tables as a dict ({} when there is no file); unknown keys are refused."""
+    try:
+        # The file may be a symlink into a dotfiles repository: follow it, yet never read a
+        # FIFO or a device (read_regular_bytes refuses those without blocking).
+        data = read_regular_bytes(
+            Path(os.path.realpath(path)), limit=MAX_CONFIG_BYTES, what="settings file"
+        )
+    except FileMissing:
+        return {}
+    except QuireError as err:
+        raise InvalidArgument(
+            f"Cannot read the settings file {path}: {err} Fix or remove the file.",
+            argument="config",
+        ) from None
+    try:
+        config = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise InvalidArgument(
+            f"The settings file {path} is not valid TOML ({err}). Fix the file, or remove it "
+            "to use the defaults.",
+            argument="config",
+        ) from None
+    _refuse_unknown_keys(config, path)
+    return config
+
+
+def _refuse_unknown_keys(config: Mapping[str, object], path: Path) -> None:
+    known = sorted(FILE_KEYS.values())
+    tables = {key.split(".")[0] for key in known if "." in key}
+    for key, value in config.items():
+        if isinstance(value, dict):
+            names = [f"{key}.{sub}" for sub in value] or [key]
+        elif key in tables:
+            raise InvalidArgument(
+                f"`{key}` in the settings file {path} must be a table: write `[{key}]` on its "
+                "own line with its settings below it.",
+                argument="config",
+            )
+        else:
+            names = [key]
+        for name in names:
+            if name not in known:
+                raise InvalidArgument(_unknown_key(name, known, path), argument="config")
+
+
+def _unknown_key(name: str, known: Sequence[str], path: Path) -> str:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    hint = f"Did you mean `{close[0]}`?" if close else "Remove it."
+    listed = ", ".join(f"`{key}`" for key in known)
+    return (
+        f"The settings file {path} has an unknown setting `{name}`. {hint} "
+        f"The settings it may hold are {listed}."
+    )
+
+
+def _pick(
+    key: str,
+    flags: Mapping[str, object | None],
+    environ: Mapping[str, str],
+    config: Mapping[str, object],
+    config_path: Path,
+) -> tuple[object, _Source] | None:
+    """The first value given for ``key``, flag before environment before file, and its source."""
+    flag = flags.get(key)
+    if flag is not None and flag != () and flag != []:
+        return flag, _flag_source(key)
+    env_name = ENV_NAMES.get(key)
+    if env_name is not None and environ.get(env_name, "").strip():
+        return environ[env_name].strip(), _Source(
+            f"the environment variable {env_name}", f"set {env_name} to a valid value or unset it"
+        )
+    file_key = FILE_KEYS.get(key)
+    if file_key is None:
+        return None
+    table, _, name = file_key.rpartition(".")
+    holder = config.get(table, {}) if table else config
+    if isinstance(holder, dict) and name in holder:
+        return holder[name], _Source(
+            f"`{file_key}` in the settings file {config_path}", "fix that line of the file"
+        )
+    return None
+
+
+def _flag_source(key: str) -> _Source:
+    return _Source(f"the command-line option {FLAG_NAMES[key]}", f"pass another {FLAG_NAMES[key]}")
+
+
+def _bad(source: _Source, value: object, problem: str, rule: str = "") -> InvalidArgument:
+    rule_part = f": it must be {rule}" if rule else ""
+    return InvalidArgument(
+        f"The value {value!r} from {source.where} {problem}{rule_part}. To fix it, {source.fix}.",
+        argument=source.where,
+    )
+
+
+def _workspaces(raw: object, source: _Source, *, cwd: Path, home: Path) -> tuple[Path, ...]:
+    items = [raw] if isinstance(raw, str | Path) else raw
+    if not isinstance(items, list | tuple) or not items:
+        raise _bad(source, raw, "is not a list of folders", 'a list such as ["~/notes"]')
+    from_file = "settings file" in source.where
+    found: list[Path] = []
+    for item in items:
+        if not isinstance(item, str | Path) or not str(item).strip() or "\0" in str(item):
+            raise _bad(source, item, "is not a folder path")
+        text = str(item)
+        if from_file and not (Path(text).is_absolute() or text == "~" or text.startswith("~/")):
+            raise _bad(source, item, "is a relative path", "absolute or start with ~/")
+        path = _workspace(text, source, cwd, home)
+        if path not in found:
+            found.append(path)
+    return tuple(found)
+
+
+def _workspace(raw: str, source: _Source, cwd: Path, home: Path) -> Path:
+    path = _expand(raw, cwd=cwd, home=home)
+    try:
+        resolved = Path(os.path.realpath(path, strict=True))
+        is_folder = stat.S_ISDIR(resolved.stat().st_mode)
+    except OSError as err:
+        raise _bad(source, raw, f"is not a folder Quire can serve ({err.strerror})") from None
+    if not is_folder:
+        raise _bad(source, raw, "is not a folder", "the folder that holds your documents")
+    if resolved == Path("/"):
+        raise _bad(source, raw, "is the root of the file system", "a folder of documents")
+    return resolved
+
+
+def _expand(raw: str, *, cwd: Path, home: Path) -> Path:
+    if raw == "~":
+        return home
+    if raw.startswith("~/"):
+        return home / raw[2:]
+    path = Path(raw)
+    return path if path.is_absolute() else cwd / path
+
+
+def _host(raw: object, source: _Source, _state_dir: Path) -> str:
+    if not isinstance(raw, str):
+        raise _bad(source, raw, "is not text", "an IP address such as 127.0.0.1 or a host name")
+    host = raw[1:-1] if raw.startswith("[") and raw.endswith("]") else raw
+    problem = host_problem(host)
+    if problem is not None:
+        raise _bad(source, raw, f"cannot be a host: {problem}", "an IP address or a host name")
+    return host.lower()
+
+
+def _port(raw: object, source: _Source, _state_dir: Path) -> int:
+    if isinstance(raw, str) and raw.strip().isascii() and raw.strip().isdigit():
+        raw = int(raw.strip()) if "settings file" not in source.where else raw
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= 65535:
+        raise _bad(source, raw, "is not a port number", _PORT_RULE)
+    return raw
+
+
+def _db_url(raw: object, source: _Source, state_dir: Path) -> str:
+    if not isinstance(raw, str):
+        raise _bad(source, raw, "is not a database URL", "text such as postgresql://…")
+    try:
+        database_url(raw, state_dir)
+    except InvalidArgument as err:
+        raise InvalidArgument(
+            f"The database URL from {source.where} cannot be used. {err} To fix it, {source.fix}.",
+            argument=source.where,
+        ) from None
+    return raw.strip()
+
+
+def _boolean(raw: object, source: _Source) -> bool:
+    if not isinstance(raw, bool):
+        raise _bad(source, raw, "is not true or false", "true or false, without quotes")
+    return raw

@@ -1,0 +1,401 @@
+"""The person's window, per user: tabs, the active document, views, present mode and recents.
+
+Owns which document is open and the path rules for opening one; it never edits a document's
+text (LiveDocuments does) and never renders anything (the browser does, from its events).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from quire.core.errors import EditRefused, InvalidArgument, NotOpen, PathRefused
+from quire.core.views import (
+    DOC_ID_LENGTH,
+    RECENT_LIMIT,
+    VIEWS,
+    OpenMode,
+    View,
+    whole_number,
+)
+from quire.db import windows as store
+from quire.fs.sandbox import check_document
+from quire.services.events import Event
+
+if TYPE_CHECKING:
+    from quire.db.engine import Database
+    from quire.services.documents import LiveDocuments
+    from quire.services.events import EventBus
+    from quire.vault.workspaces import Workspaces
+
+RECENTS_KEPT = RECENT_LIMIT[1]
+MAX_LINE = 4_294_967_295
+_DOC_ID = re.compile(f"[0-9a-f]{{{DOC_ID_LENGTH}}}")
+NO_DOCUMENT = "No document is open in Quire; open one first (open_file)."
+
+
+@dataclass(frozen=True)
+class TabState:
+    """An open tab: its document id, the file's resolved path, its view and opening time."""
+
+    doc_id: str
+    path: Path
+    view: View
+    opened_at_ms: int
+
+
+@dataclass(frozen=True)
+class WindowState:
+    """What the window shows: the tabs in order, the active document and its view (None
+    with no tab open), and whether the active document is presented."""
+
+    tabs: tuple[TabState, ...]
+    active: str | None
+    view: View | None
+    present: bool
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A document the window shows: its resolved path, document id and view."""
+
+    path: Path
+    doc_id: str
+    view: View
+
+
+@dataclass(frozen=True)
+class Current:
+    """The active document and its live text (unsaved edits included); ``path`` is None
+    (and ``content`` empty) only when no document is open."""
+
+    path: Path | None
+    content: str
+    doc_id: str | None
+    dirty: bool | None
+
+
+@dataclass(frozen=True)
+class RecentDocument:
+    """A recently opened document: its path, file name and last opening (ms since epoch)."""
+
+    path: Path
+    file_name: str
+    opened_at_ms: int
+
+
+class Windows:
+    """The window of each user, persisted in the database and announced on the event bus."""
+
+    def __init__(
+        self,
+        db: Database,
+        bus: EventBus,
+        documents: LiveDocuments,
+        workspaces: Workspaces,
+        *,
+        clock: Callable[[], int],
+        single_user: bool = True,
+    ) -> None:
+        self._db = db
+        self._bus = bus
+        self._documents = documents
+        self._workspaces = workspaces
+        self._clock = clock
+        self._single_user = single_user
+        self._locks: dict[str, anyio.Lock] = {}
+
+    async def open(
+        self,
+        user: str,
+        path: Path,
+        mode: OpenMode | None = None,
+        line: int | None = None,
+        *,
+        verb: str = "open",
+    ) -> Opened:
+        """Open ``path`` (absolute) in a tab and make it the active document.
+
+        The path must be a Markdown document that is not a dotfile (judged after resolving
+        symlinks), exist, and read as UTF-8 text; in multi-user mode it must also lie in a
+        workspace. ``mode`` sets the tab's view; without it a tab already open keeps its own
+        and a new one takes the window's current view (read when nothing is open). ``line``
+        (1-based) is passed to the browser to scroll to. ``verb`` names the action in refusals.
+        Publishes an ``open`` and a ``window`` event.
+        """
+        if mode is not None and mode not in ("read", "edit"):
+            raise InvalidArgument(
+                f'`mode` must be "read" or "edit", got {mode!r}.', argument="mode"
+            )
+        if line is not None:
+            whole_number(line, "line", 1, MAX_LINE)
+        resolved = await self._checked(path, verb)
+        document = await self._documents.open(resolved)
+        doc_id = document.doc_id
+        async with self._lock(user):
+            now = self._clock()
+            async with self._db.session() as session, session.begin():
+                window = await store.load_window(session, user)
+                view = _view_for(window, doc_id, mode)
+                await store.put_tab(
+                    session, user, doc_id=doc_id, path=str(resolved), view=view, now_ms=now
+                )
+                await store.save_window(
+                    session, user, active_doc_id=doc_id, present=window.present, now_ms=now
+                )
+                await store.touch_recent(
+                    session,
+                    user,
+                    path=str(resolved),
+                    name=resolved.name,
+                    now_ms=now,
+                    keep=RECENTS_KEPT,
+                )
+        data: dict[str, object] = {"path": str(resolved), "docId": doc_id, "view": view}
+        if line is not None:
+            data["line"] = line
+        self._bus.publish(user, Event("open", data))
+        await self._announce(user)
+        return Opened(resolved, doc_id, view)
+
+    async def current(self, user: str) -> Current:
+        """The active document's path and live text, or ``path: None`` when none is open."""
+        state = await self.state(user)
+        tab = _active_tab(state)
+        if tab is None:
+            return Current(None, "", None, None)
+        opened = await self.target(user)
+        text = await self._documents.text(opened.doc_id)
+        return Current(opened.path, text, opened.doc_id, self._documents.is_dirty(opened.doc_id))
+
+    async def target(self, user: str, path: Path | None = None) -> Opened:
+        """The active document, loaded live, for an edit; ``path`` asserts which it must be.
+
+        Raises NotOpen when no document is open, and EditRefused when ``path`` (compared
+        after resolving symlinks) is not the open document.
+        """
+        state = await self.state(user)
+        tab = _active_tab(state)
+        if tab is None:
+            raise NotOpen(NO_DOCUMENT)
+        if path is not None:
+            asserted = Path(await anyio.to_thread.run_sync(os.path.realpath, path))
+            if asserted != tab.path:
+                raise EditRefused(
+                    f"`path` '{path}' is not the open document: the open document is "
+                    f"'{tab.path}'. Open '{path}' first (open_file), or leave path out to "
+                    "work on the open document."
+                )
+        if self._documents.get(tab.doc_id) is None:
+            await self._documents.open(await self._checked(tab.path, "open"))
+        return Opened(tab.path, tab.doc_id, tab.view)
+
+    async def present(self, user: str, path: Path | None = None) -> Opened:
+        """Show a document in Read view in present (zen) mode: ``path``, else the active one.
+
+        Raises NotOpen when no ``path`` is given and no document is open. Publishes a
+        ``present`` and a ``window`` event.
+        """
+        if path is not None:
+            opened = await self.open(user, path, "read", verb="present")
+        else:
+            state = await self.state(user)
+            tab = _active_tab(state)
+            if tab is None:
+                raise NotOpen(
+                    "No document is open to present. Pass `path` to present it, or open the "
+                    "document first (open_file)."
+                )
+            opened = Opened(tab.path, tab.doc_id, "read")
+        async with self._lock(user):
+            now = self._clock()
+            async with self._db.session() as session, session.begin():
+                await store.set_tab_view(session, user, opened.doc_id, "read")
+                await store.save_window(
+                    session, user, active_doc_id=opened.doc_id, present=True, now_ms=now
+                )
+        self._bus.publish(
+            user, Event("present", {"path": str(opened.path), "docId": opened.doc_id})
+        )
+        await self._announce(user)
+        return opened
+
+    async def leave_present(self, user: str) -> WindowState:
+        """Leave present mode (the person pressed Escape); the tabs stay as they are."""
+        async with self._lock(user), self._db.session() as session, session.begin():
+            window = await store.load_window(session, user)
+            await store.save_window(
+                session,
+                user,
+                active_doc_id=window.active_doc_id,
+                present=False,
+                now_ms=self._clock(),
+            )
+        return await self._announce(user)
+
+    async def activate(self, user: str, doc_id: str) -> WindowState:
+        """Make the open tab of ``doc_id`` the active document (the person clicked it)."""
+        async with self._lock(user), self._db.session() as session, session.begin():
+            window = await store.load_window(session, user)
+            _require_tab(window, doc_id)
+            await store.save_window(
+                session,
+                user,
+                active_doc_id=doc_id,
+                present=window.present,
+                now_ms=self._clock(),
+            )
+        return await self._announce(user)
+
+    async def set_view(self, user: str, doc_id: str, view: View) -> WindowState:
+        """Set the view of the open tab of ``doc_id``. Raises InvalidArgument for an unknown
+        view and NotOpen when no tab holds that document."""
+        if view not in VIEWS:
+            raise InvalidArgument(
+                f"`view` must be one of {', '.join(VIEWS)}, got {view!r}.", argument="view"
+            )
+        if not _is_doc_id(doc_id):
+            raise _no_tab(doc_id)
+        async with self._lock(user), self._db.session() as session, session.begin():
+            if not await store.set_tab_view(session, user, doc_id, view):
+                raise _no_tab(doc_id)
+        return await self._announce(user)
+
+    async def close_tab(self, user: str, doc_id: str) -> WindowState:
+        """Close the tab of ``doc_id``; when it was active, the tab after it (else before it)
+        becomes active, and with no tab left present mode ends. Raises NotOpen for no tab."""
+        async with self._lock(user), self._db.session() as session, session.begin():
+            window = await store.load_window(session, user)
+            _require_tab(window, doc_id)
+            await store.remove_tab(session, user, doc_id)
+            active = window.active_doc_id
+            if active == doc_id:
+                active = _neighbour(window, doc_id)
+            await store.save_window(
+                session,
+                user,
+                active_doc_id=active,
+                present=window.present and active is not None,
+                now_ms=self._clock(),
+            )
+        return await self._announce(user)
+
+    async def state(self, user: str) -> WindowState:
+        """The user's window as stored."""
+        async with self._db.session() as session:
+            window = await store.load_window(session, user)
+        return _state(window)
+
+    async def recent(self, user: str, limit: int = RECENT_LIMIT[2]) -> list[RecentDocument]:
+        """The user's recently opened documents, newest first; ``limit`` is 1 to 200."""
+        low, high, _ = RECENT_LIMIT
+        whole_number(limit, "limit", low, high)
+        async with self._db.session() as session:
+            rows = await store.list_recents(session, user, limit)
+        return [RecentDocument(Path(row.path), row.name, row.opened_at_ms) for row in rows]
+
+    async def _checked(self, path: Path, verb: str) -> Path:
+        resolved = await anyio.to_thread.run_sync(lambda: check_document(path, verb=verb))
+        if not _is_text(str(resolved)):
+            raise PathRefused(
+                f"Refusing to {verb} {str(resolved)!r}: its path is not UTF-8 text, which the "
+                "window cannot show. Rename the file (or its folder) to a UTF-8 name."
+            )
+        if not self._single_user and self._workspaces.workspace_of(resolved) is None:
+            names = ", ".join(f"'{folder}'" for folder in self._workspaces.folders)
+            raise PathRefused(
+                f"Refusing to {verb} '{path}': it is not inside a workspace this server "
+                f"serves ({names}). Pass the path of a document inside one of them."
+            )
+        return resolved
+
+    async def _announce(self, user: str) -> WindowState:
+        state = await self.state(user)
+        self._bus.publish(user, Event("window", window_data(state)))
+        return state
+
+    def _lock(self, user: str) -> anyio.Lock:
+        lock = self._locks.get(user)
+        if lock is None:
+            lock = self._locks[user] = anyio.Lock()
+        return lock
+
+
+def window_data(state: WindowState) -> dict[str, object]:
+    """The window state as JSON-ready data (the ``window`` event and ``GET /api/window``)."""
+    return {
+        "tabs": [
+            {
+                "docId": tab.doc_id,
+                "path": str(tab.path),
+                "fileName": tab.path.name,
+                "view": tab.view,
+                "openedAt": tab.opened_at_ms,
+            }
+            for tab in state.tabs
+        ],
+        "active": state.active,
+        "view": state.view,
+        "present": state.present,
+    }
+
+
+def _state(window: store.StoredWindow) -> WindowState:
+    tabs = tuple(
+        TabState(tab.doc_id, Path(tab.path), tab.view, tab.opened_at_ms) for tab in window.tabs
+    )
+    active = next((tab for tab in tabs if tab.doc_id == window.active_doc_id), None)
+    if active is None:
+        return WindowState(tabs, None, None, False)
+    return WindowState(tabs, active.doc_id, active.view, window.present)
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _active_tab(state: WindowState) -> TabState | None:
+    return next((tab for tab in state.tabs if tab.doc_id == state.active), None)
+
+
+def _view_for(window: store.StoredWindow, doc_id: str, mode: OpenMode | None) -> View:
+    if mode is not None:
+        return mode
+    own = next((tab.view for tab in window.tabs if tab.doc_id == doc_id), None)
+    if own is not None:
+        return own
+    active = next((tab.view for tab in window.tabs if tab.doc_id == window.active_doc_id), None)
+    return active if active is not None else "read"
+
+
+def _neighbour(window: store.StoredWindow, doc_id: str) -> str | None:
+    ids = [tab.doc_id for tab in window.tabs]
+    index = ids.index(doc_id)
+    rest = ids[index + 1 :] + ids[:index][::-1]
+    return rest[0] if rest else None
+
+
+def _require_tab(window: store.StoredWindow, doc_id: str) -> None:
+    if not _is_doc_id(doc_id) or all(tab.doc_id != doc_id for tab in window.tabs):
+        raise _no_tab(doc_id)
+
+
+def _is_doc_id(value: object) -> bool:
+    return isinstance(value, str) and _DOC_ID.fullmatch(value) is not None
+
+
+def _no_tab(doc_id: str) -> NotOpen:
+    return NotOpen(
+        f"No open tab holds the document '{doc_id}'. Read the window (GET /api/window) for "
+        "the docId of each open tab, or open the document first (open_file)."
+    )

@@ -1,0 +1,211 @@
+"""Watching folders for changed files with watchfiles: one change per file, whatever the editor did.
+
+Owns the watch loops and the folding of raw events into per-file changes judged by what is on
+disk afterwards. It never reads a file's content and never decides what a change means.
+"""
+
+from __future__ import annotations
+
+import logging
+import stat
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, Self
+
+import anyio
+import anyio.from_thread
+from anyio.abc import TaskGroup, TaskStatus
+from watchfiles import Change, awatch
+
+logger = logging.getLogger(__name__)
+
+ChangeKind = Literal["changed", "deleted"]
+
+STEP_MS = 50
+"""How long a folder must stay quiet before its changes are reported."""
+
+DEBOUNCE_MS = 1600
+"""The longest changes are gathered before they are reported, however busy the folder is."""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """A file that changed (it is on disk now, whatever happened to it) or was deleted."""
+
+    path: Path
+    kind: ChangeKind
+
+
+OnChanges = Callable[[list[FileChange]], Awaitable[None]]
+
+
+def fold_changes(raw: Iterable[tuple[Change, str]]) -> list[FileChange]:
+    """One change per path, judged by what is on disk now, sorted by path.
+
+    An editor's atomic save (write a temp file, rename it over the document) reaches the
+    watcher as a delete and a create, or a create alone: the path holds a file afterwards, so
+    it is one change of that path. A path that is gone is deleted, unless it was also created
+    in the same batch (a temp file that came and went). Folders are left out.
+    """
+    seen: dict[str, set[Change]] = {}
+    for change, name in raw:
+        seen.setdefault(name, set()).add(change)
+    folded: list[FileChange] = []
+    for name in sorted(seen):
+        path = Path(name)
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            if Change.added not in seen[name]:
+                folded.append(FileChange(path, "deleted"))
+            continue
+        if not stat.S_ISDIR(mode):
+            folded.append(FileChange(path, "changed"))
+    return folded
+
+
+class FolderWatcher:
+    """Watches folders (each alone, or with everything below it) and reports changed files.
+
+    Use as ``async with FolderWatcher(on_changes) as watcher: await watcher.watch(folder)``.
+    ``on_changes`` is awaited with each batch, in order; an error in it is logged and the
+    watching goes on. All folders of one kind share one watch loop (one thread), which is
+    replaced when the set of folders changes: the new loop is ready before the old one stops,
+    so no change falls between them (a change may be reported twice instead).
+    """
+
+    def __init__(
+        self, on_changes: OnChanges, *, step_ms: int = STEP_MS, debounce_ms: int = DEBOUNCE_MS
+    ) -> None:
+        self._on_changes = on_changes
+        self._step_ms = step_ms
+        self._debounce_ms = debounce_ms
+        self._counts: Counter[tuple[Path, bool]] = Counter()
+        self._loops: dict[bool, _StopSignal] = {}
+        self._lock = anyio.Lock()
+        self._task_group: TaskGroup | None = None
+
+    async def __aenter__(self) -> Self:
+        self._task_group = anyio.create_task_group()
+        await self._task_group.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool | None:
+        task_group, self._task_group = self._task_group, None
+        assert task_group is not None
+        for signal in self._loops.values():
+            signal.set()
+        self._loops.clear()
+        task_group.cancel_scope.cancel()
+        return await task_group.__aexit__(exc_type, exc, traceback)
+
+    def folders(self) -> list[tuple[Path, bool]]:
+        """The watched folders with whether each is watched recursively."""
+        return sorted(self._counts)
+
+    async def watch(self, folder: Path, *, recursive: bool = False) -> None:
+        """Start watching ``folder`` (counted: each watch needs its own unwatch).
+
+        Returns once changes in it are being seen. A folder that does not exist is not
+        watched (a warning is logged).
+        """
+        async with self._lock:
+            key = (folder, recursive)
+            self._counts[key] += 1
+            if self._counts[key] == 1:
+                await self._restart(recursive)
+
+    async def unwatch(self, folder: Path, *, recursive: bool = False) -> None:
+        """Undo one ``watch`` of ``folder``; the last one stops watching it."""
+        async with self._lock:
+            key = (folder, recursive)
+            if self._counts[key] <= 0:
+                return
+            self._counts[key] -= 1
+            if self._counts[key] == 0:
+                del self._counts[key]
+                await self._restart(recursive)
+
+    async def _restart(self, recursive: bool) -> None:
+        if self._task_group is None:
+            raise RuntimeError("FolderWatcher must be entered (async with) before watching.")
+        old = self._loops.pop(recursive, None)
+        for _attempt in range(2):
+            folders = sorted({f for f, r in self._counts if r == recursive and f.is_dir()})
+            if not folders:
+                break
+            signal: _StopSignal | None = await self._task_group.start(
+                self._run_loop, folders, recursive
+            )
+            if signal is not None:
+                self._loops[recursive] = signal
+                break
+        if old is not None:
+            old.set()
+
+    async def _run_loop(
+        self, folders: list[Path], recursive: bool, *, task_status: TaskStatus[_StopSignal | None]
+    ) -> None:
+        ready = anyio.Event()
+        signal = _StopSignal(partial(anyio.from_thread.run_sync, ready.set))
+        started = False
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(self._pump, folders, recursive, signal, ready)
+            await ready.wait()
+            started = signal.checked
+            task_status.started(signal if started else None)
+
+    async def _pump(
+        self, folders: list[Path], recursive: bool, signal: _StopSignal, ready: anyio.Event
+    ) -> None:
+        try:
+            async for raw in awatch(
+                *folders,
+                stop_event=signal,
+                step=self._step_ms,
+                debounce=self._debounce_ms,
+                recursive=recursive,
+                ignore_permission_denied=True,
+            ):
+                await self._deliver(fold_changes(raw))
+        except OSError as exc:
+            logger.warning("Cannot watch %s for changes: %s", ", ".join(map(str, folders)), exc)
+        finally:
+            ready.set()
+
+    async def _deliver(self, changes: list[FileChange]) -> None:
+        if not changes:
+            return
+        try:
+            await self._on_changes(changes)
+        except Exception:
+            logger.exception("Handling changed files failed; watching goes on.")
+
+
+class _StopSignal:
+    """The stop event a watch loop polls from its thread; its first poll means the loop is
+    watching, which is how ``watch`` knows when to return."""
+
+    def __init__(self, on_first_check: Callable[[], object]) -> None:
+        self._on_first_check: Callable[[], object] | None = on_first_check
+        self._set = False
+        self.checked = False
+
+    def is_set(self) -> bool:
+        if self._on_first_check is not None:
+            notify, self._on_first_check = self._on_first_check, None
+            self.checked = True
+            notify()
+        return self._set
+
+    def set(self) -> None:
+        self._set = True

@@ -1,0 +1,102 @@
+"""The ASGI app: every route behind the Host/Origin check, the token check and the body limit.
+
+Assembles routes, middleware and error handlers around already-open services; it opens and
+closes nothing but the event bus subscriptions (at shutdown), and holds no behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import cast
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import ExceptionHandler
+
+from quire.core.errors import QuireError
+from quire.core.views import OWNER
+from quire.services.app import AppServices
+from quire.services.server_file import server_file
+from quire.web import documents, events, reviews, sync, windows
+from quire.web.auth import AuthMiddleware, HostOriginMiddleware, Sessions
+from quire.web.errors import http_error_handler, internal_error_handler, quire_error_handler
+from quire.web.limits import BodyLimitMiddleware
+from quire.web.login import login_response
+from quire.web.openapi import OPENAPI_PATH, openapi_endpoint
+from quire.web.pages import home_page
+
+
+def how_to_sign_in(services: AppServices) -> str:
+    """The advice every 401 gives: where the token is and how a browser signs in."""
+    return (
+        "Send `Authorization: Bearer <token>` with the token in "
+        f"{server_file(services.settings.state_dir)}, or open the login URL `quire serve` "
+        "printed (it signs the browser in with a cookie)."
+    )
+
+
+async def health(request: Request) -> JSONResponse:
+    """Whether the server is up: `{"ok": true}`, and nothing else (no token needed)."""
+    return JSONResponse({"ok": True})
+
+
+def create_app(services: AppServices) -> Starlette:
+    """The Quire server app over ``services`` (which the caller opened and will close)."""
+    sessions = Sessions()
+    advice = how_to_sign_in(services)
+
+    async def home(request: Request) -> Response:
+        """The home page; ``/?token=…`` signs a browser in first."""
+        if "token" in request.query_params:
+            return login_response(
+                request, token=services.token, user=OWNER, sessions=sessions, how_to_sign_in=advice
+            )
+        return home_page(services.workspaces.folders)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        # Ends every /ws/events stream, so no socket keeps the shutdown waiting.
+        services.bus.close()
+
+    routes: list[BaseRoute] = [
+        Route("/health", health, methods=["GET"], name="health"),
+        Route("/", home, methods=["GET"], name="home"),
+        Route(OPENAPI_PATH, openapi_endpoint, methods=["GET"], name="openapi"),
+        *documents.routes,
+        *windows.routes,
+        *reviews.routes,
+        *events.routes,
+        *sync.routes,
+    ]
+    settings = services.settings
+    middleware = [
+        Middleware(HostOriginMiddleware, host=settings.host, port=settings.port),
+        Middleware(
+            AuthMiddleware,
+            token=services.token,
+            user=OWNER,
+            sessions=sessions,
+            how_to_sign_in=advice,
+        ),
+        Middleware(BodyLimitMiddleware),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={
+            # One handler answers both HTTP requests and WebSockets, which Starlette's
+            # handler type spells as two separate signatures.
+            QuireError: cast("ExceptionHandler", quire_error_handler),
+            HTTPException: http_error_handler,
+            Exception: internal_error_handler,
+        },
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    return app

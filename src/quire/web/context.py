@@ -1,0 +1,30 @@
+"""What a route handler knows about its request: the signed-in user and the app's services.
+
+The auth middleware sets the user; ``create_app`` puts the services on the app. Route modules
+read both through these two functions and never dig in the ASGI scope themselves.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from starlette.requests import HTTPConnection
+
+if TYPE_CHECKING:
+    from quire.services.app import AppServices
+
+USER_SCOPE_KEY = "quire.user"
+
+
+def current_user(connection: HTTPConnection) -> str:
+    """The user the auth middleware signed this request in as."""
+    user = connection.scope.get(USER_SCOPE_KEY)
+    if not isinstance(user, str):
+        raise RuntimeError("current_user called on a request the auth middleware did not see")
+    return user
+
+
+def services_of(connection: HTTPConnection) -> AppServices:
+    """The services of the app serving this request."""
+    services: AppServices = connection.app.state.services
+    return services

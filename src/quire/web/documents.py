@@ -1,0 +1,208 @@
+"""HTTP routes of the open document: open, current content, edits, stream-edit previews and
+applies, whole-content replacement and save.
+
+Thin: parse the request, find the open document through the windows service (with the
+``path`` assertion), call the live documents, render JSON.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from quire.core.views import OpenMode
+from quire.markdown.edits import check_request_size
+from quire.services.windows import Opened
+from quire.web.arguments import StrictBody, absolute_path, query_args, read_body
+from quire.web.context import current_user, services_of
+
+
+class OpenBody(StrictBody):
+    path: str
+    mode: OpenMode | None = None
+    line: int | None = None
+
+
+class EditBody(StrictBody):
+    find: str
+    replace: str
+    save: bool = False
+    path: str | None = None
+
+
+class StreamEditBody(StrictBody):
+    find: str
+    replace: str
+    preview: bool = True
+    preview_lines: int = 5
+    path: str | None = None
+
+
+class ApplyBody(StrictBody):
+    edit_id: str | None = None
+    find: str
+    replace: str
+    match_index: int = 0
+    save: bool = False
+    path: str | None = None
+
+
+class ContentBody(StrictBody):
+    content: str
+    save: bool = False
+    path: str | None = None
+
+
+class SaveBody(StrictBody):
+    path: str | None = None
+
+
+async def open_document(request: Request) -> JSONResponse:
+    """Open the Markdown file at `path` (absolute) in the window and make it the active
+    document. `mode` (read or edit) sets its view; without it a tab already open keeps its
+    own. `line` (1-based) scrolls there. Answers `{opened: true, path, docId, view}`."""
+    body = await read_body(request, OpenBody)
+    opened = await services_of(request).windows.open(
+        current_user(request), absolute_path(body.path), body.mode, body.line
+    )
+    return JSONResponse(
+        {"opened": True, "path": str(opened.path), "docId": opened.doc_id, "view": opened.view}
+    )
+
+
+async def current_document(request: Request) -> JSONResponse:
+    """The open document: `{path, content, docId, dirty}` with its live text, unsaved edits
+    included; `{path: null, content: ""}` only when no document is open."""
+    query_args(request, ())
+    current = await services_of(request).windows.current(current_user(request))
+    if current.path is None:
+        return JSONResponse({"path": None, "content": ""})
+    return JSONResponse(
+        {
+            "path": str(current.path),
+            "content": current.content,
+            "docId": current.doc_id,
+            "dirty": current.dirty,
+        }
+    )
+
+
+async def edit_document(request: Request) -> JSONResponse:
+    """Replace the one exact occurrence of `find` with `replace` in the open document (`path`,
+    when given, must be it). `save: true` also writes the file. Answers `{ok: true,
+    replaced: 1}`; 409 with `matchCount` when find is not found or not unique."""
+    body = await read_body(request, EditBody)
+    check_request_size(body.find, body.replace)
+    opened = await _target(request, body.path)
+    await services_of(request).documents.replace_unique(
+        opened.doc_id, body.find, body.replace, author=current_user(request), save=body.save
+    )
+    return JSONResponse({"ok": True, "replaced": 1})
+
+
+async def stream_edit(request: Request) -> JSONResponse:
+    """Preview a find/replace on the open document as unified diffs: `{ok, editId, diff,
+    candidates, matchCount, applied: false}` (candidates null for one match). With
+    `preview: false` the edit is applied at once (find must match once): `applied: true`,
+    an empty diff and an editId that names no preview. `preview_lines` is 0 to 20."""
+    body = await read_body(request, StreamEditBody)
+    check_request_size(body.find, body.replace)
+    opened = await _target(request, body.path)
+    documents = services_of(request).documents
+    if not body.preview:
+        await documents.replace_unique(
+            opened.doc_id, body.find, body.replace, author=current_user(request)
+        )
+        return JSONResponse(
+            {
+                "ok": True,
+                "editId": f"applied-{secrets.token_hex(8)}",
+                "diff": "",
+                "candidates": None,
+                "matchCount": 1,
+                "applied": True,
+            }
+        )
+    previewed = await documents.preview(opened.doc_id, body.find, body.replace, body.preview_lines)
+    preview = previewed.preview
+    candidates = (
+        None
+        if preview.candidates is None
+        else [
+            {
+                "matchIndex": item.matchIndex,
+                "startLine": item.startLine,
+                "diff": item.diff,
+                "rank": item.rank,
+            }
+            for item in preview.candidates
+        ]
+    )
+    return JSONResponse(
+        {
+            "ok": True,
+            "editId": previewed.edit_id,
+            "diff": preview.diff,
+            "candidates": candidates,
+            "matchCount": preview.matchCount,
+            "applied": False,
+        }
+    )
+
+
+async def stream_edit_apply(request: Request) -> JSONResponse:
+    """Apply occurrence `match_index` (0-based, default 0) of a previewed find/replace.
+    A given `edit_id` must name a preview of the open document with the same find and
+    replace, not yet applied (409 otherwise). Answers `{ok: true, replaced: 1, matchIndex}`."""
+    body = await read_body(request, ApplyBody)
+    check_request_size(body.find, body.replace)
+    opened = await _target(request, body.path)
+    outcome = await services_of(request).documents.apply_preview(
+        opened.doc_id,
+        body.edit_id,
+        body.find,
+        body.replace,
+        body.match_index,
+        author=current_user(request),
+        save=body.save,
+    )
+    return JSONResponse({"ok": True, "replaced": 1, "matchIndex": outcome.match_index})
+
+
+async def set_content(request: Request) -> JSONResponse:
+    """Replace the whole text of the open document (a CRLF document keeps CRLF, a BOM is
+    kept), applied as the smallest change. `save: true` also writes the file."""
+    body = await read_body(request, ContentBody)
+    check_request_size(body.content)
+    opened = await _target(request, body.path)
+    await services_of(request).documents.set_content(
+        opened.doc_id, body.content, author=current_user(request), save=body.save
+    )
+    return JSONResponse({"ok": True})
+
+
+async def save_document(request: Request) -> JSONResponse:
+    """Write the open document's live text to its file; answers `{ok: true, path}`."""
+    body = await read_body(request, SaveBody)
+    opened = await _target(request, body.path)
+    await services_of(request).documents.save(opened.doc_id)
+    return JSONResponse({"ok": True, "path": str(opened.path)})
+
+
+async def _target(request: Request, path: str | None) -> Opened:
+    asserted = None if path is None else absolute_path(path)
+    return await services_of(request).windows.target(current_user(request), asserted)
+
+
+routes: list[BaseRoute] = [
+    Route("/api/documents/open", open_document, methods=["POST"]),
+    Route("/api/documents/current", current_document, methods=["GET"]),
+    Route("/api/documents/edit", edit_document, methods=["POST"]),
+    Route("/api/documents/stream-edit", stream_edit, methods=["POST"]),
+    Route("/api/documents/stream-edit-apply", stream_edit_apply, methods=["POST"]),
+    Route("/api/documents/set-content", set_content, methods=["POST"]),
+    Route("/api/documents/save", save_document, methods=["POST"]),
+]

@@ -1,0 +1,139 @@
+"""Errors as HTTP answers: QuireError → its status and a JSON body the agent can act on.
+
+Any other exception is a bug: logged with its traceback, answered 500 without internals.
+Never raises; route handlers raise QuireErrors and leave the mapping to this module.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from starlette.exceptions import HTTPException
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, Response
+from starlette.websockets import WebSocket
+
+from quire.core import errors
+
+logger = logging.getLogger(__name__)
+
+STATUS: Final[dict[type[errors.QuireError], int]] = {
+    errors.QuireError: 400,
+    errors.InvalidArgument: 400,
+    errors.PathRefused: 400,
+    errors.FileMissing: 404,
+    errors.FileTooLarge: 413,
+    errors.NotUtf8: 400,
+    errors.EditRefused: 409,
+    errors.DocumentInvalid: 400,
+    errors.StorageFailed: 500,
+    errors.NotOpen: 409,
+    errors.ReviewNotFound: 404,
+    errors.ReviewRefused: 409,
+}
+"""The HTTP status of each QuireError class; a subclass takes its nearest listed ancestor's."""
+
+WEBSOCKET_ERROR_CODE = 4400
+"""Close code of a WebSocket ended by a QuireError; the reason carries the message."""
+
+INTERNAL_MESSAGE = (
+    "Quire hit an unexpected error and could not finish this request; nothing more is known "
+    "here. The details are in the server's log (the terminal running `quire serve`). Try again, "
+    "and report the problem if it keeps happening."
+)
+
+_HTTP_NAMES = {
+    400: "BadRequest",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "NotFound",
+    405: "MethodNotAllowed",
+    413: "FileTooLarge",
+}
+
+
+def error_body(kind: str, message: str, **extra: object) -> dict[str, object]:
+    """The JSON error body: ``{"error": {"type", "message", …extra}}`` (None extras left out)."""
+    detail: dict[str, object] = {"type": kind, "message": message}
+    detail.update({key: value for key, value in extra.items() if value is not None})
+    return {"error": detail}
+
+
+def error_response(status: int, kind: str, message: str, **extra: object) -> JSONResponse:
+    """A JSON error answer with ``status``."""
+    return JSONResponse(error_body(kind, message, **extra), status_code=status)
+
+
+def status_of(error: errors.QuireError) -> int:
+    """The HTTP status for ``error``."""
+    for cls in type(error).__mro__:
+        if cls in STATUS:
+            return STATUS[cls]
+    return 400
+
+
+def error_type(error: errors.QuireError) -> str:
+    """The name clients see: the error's nearest class in the one exception tree.
+
+    A private subclass (the body limit's RequestTooLarge) shows as its public parent.
+    """
+    for cls in type(error).__mro__:
+        if cls.__module__ == errors.__name__:
+            return cls.__name__
+    return errors.QuireError.__name__
+
+
+def quire_error_body(error: errors.QuireError) -> dict[str, object]:
+    """The JSON body for ``error``: its class name, message, argument and match count."""
+    return error_body(
+        error_type(error),
+        error.message,
+        argument=getattr(error, "argument", None),
+        matchCount=getattr(error, "match_count", None),
+    )
+
+
+async def quire_error_handler(connection: HTTPConnection, error: Exception) -> Response | None:
+    """Starlette handler for QuireError, over HTTP and over a WebSocket."""
+    assert isinstance(error, errors.QuireError)
+    if isinstance(connection, WebSocket):
+        await connection.close(WEBSOCKET_ERROR_CODE, _reason(error.message))
+        return None
+    return JSONResponse(quire_error_body(error), status_code=status_of(error))
+
+
+async def http_error_handler(request: Request, error: Exception) -> Response:
+    """Starlette handler for its own HTTP errors (no such route, wrong method) as JSON."""
+    assert isinstance(error, HTTPException)
+    if error.status_code in (204, 304):
+        return Response(status_code=error.status_code, headers=error.headers)
+    if error.status_code == 404:
+        message = (
+            f"Nothing is served at {request.url.path}. The API is described at /api/openapi.json."
+        )
+    elif error.status_code == 405:
+        message = (
+            f"{request.url.path} does not take {request.method} requests. The API is described "
+            "at /api/openapi.json."
+        )
+    else:
+        message = error.detail
+    kind = _HTTP_NAMES.get(error.status_code, "HTTPError")
+    return JSONResponse(
+        error_body(kind, message), status_code=error.status_code, headers=error.headers
+    )
+
+
+async def internal_error_handler(request: Request, error: Exception) -> Response:
+    """Starlette handler for every other exception: log it whole, answer without internals."""
+    logger.error("Unexpected error in %s %s", request.method, request.url.path, exc_info=error)
+    return error_response(500, "InternalError", INTERNAL_MESSAGE)
+
+
+def _reason(message: str) -> str:
+    """A WebSocket close reason may hold at most 123 bytes of UTF-8."""
+    encoded = message.encode("utf-8")
+    if len(encoded) <= 123:
+        return message
+    return encoded[:120].decode("utf-8", "ignore") + "…"

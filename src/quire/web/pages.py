@@ -1,0 +1,78 @@
+"""The few HTML pages the server renders itself: the placeholder home page and login failures.
+
+Static text with escaped values only; the real user interface arrives with the web UI issue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from pathlib import Path
+
+from starlette.responses import HTMLResponse
+
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+}
+"""Headers for every server-rendered page: never cached, framed or leaking the URL onward."""
+
+_STYLE = """
+body { font: 16px/1.5 system-ui, sans-serif; color: #1f2328; background: #f6f8fa; margin: 0; }
+main { max-width: 40rem; margin: 4rem auto; padding: 2rem 2.5rem; background: #fff;
+       border: 1px solid #d0d7de; border-radius: 8px; }
+h1 { font-size: 1.5rem; margin-top: 0; }
+code { font: 0.9em ui-monospace, monospace; background: #eff1f3; padding: 0.1em 0.3em;
+       border-radius: 4px; }
+ul { padding-left: 1.2rem; }
+.muted { color: #59636e; }
+"""
+
+
+def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    html = (
+        "<!doctype html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n"
+        f"<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
+    )
+    return HTMLResponse(html, status_code=status, headers=PAGE_HEADERS)
+
+
+def home_page(workspaces: Sequence[Path]) -> HTMLResponse:
+    """The placeholder home page: Quire is running, and which folders it serves."""
+    items = "\n".join(f"<li><code>{escape(str(folder))}</code></li>" for folder in workspaces)
+    return _page(
+        "Quire",
+        "<h1>Quire is running</h1>\n"
+        "<p>The server is up and you are signed in. The web interface arrives with its own "
+        "release; until then, agents and the command line use the API "
+        "(described at <code>/api/openapi.json</code>).</p>\n"
+        f"<p>Workspaces served:</p>\n<ul>\n{items}\n</ul>",
+    )
+
+
+def sign_in_needed_page(how_to_sign_in: str) -> HTMLResponse:
+    """The 401 page for a browser that is not signed in."""
+    return _page(
+        "Quire: sign in",
+        f'<h1>Sign in to Quire</h1>\n<p class="muted">{escape(how_to_sign_in)}</p>',
+        status=401,
+    )
+
+
+def login_failed_page(how_to_sign_in: str) -> HTMLResponse:
+    """The 401 page for a login link whose token is wrong (often: the server restarted)."""
+    return _page(
+        "Quire: login link not valid",
+        "<h1>This login link is not valid</h1>\n"
+        "<p>Its token does not match this server's. The server gets a new token each time it "
+        "starts, so an old link stops working after a restart.</p>\n"
+        f'<p class="muted">{escape(how_to_sign_in)}</p>',
+        status=401,
+    )

@@ -1,0 +1,140 @@
+"""The window and review services over a real database, with a fake clock and a fake sleep.
+
+`World` composes what a server holds (event bus, live documents, workspaces, windows, reviews)
+so service tests drive the real pieces; the clock and the review timer are the test's to move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import anyio.lowlevel
+
+from quire.db.engine import Database
+from quire.services.app import AppServices
+from quire.services.documents import LiveDocuments
+from quire.services.events import Event, EventBus
+from quire.services.reviews import Reviews
+from quire.services.settings import Settings
+from quire.services.windows import Windows
+from quire.vault.workspaces import Workspaces
+
+START_MS = 1_700_000_000_000
+
+
+class FakeClock:
+    """Milliseconds since the epoch that move only when the test (or FakeSleep) moves them."""
+
+    def __init__(self, now: int = START_MS) -> None:
+        self.now = now
+
+    def __call__(self) -> int:
+        return self.now
+
+    def advance(self, ms: int) -> None:
+        self.now += ms
+
+
+class FakeSleep:
+    """The reviews' timer: a sleep moves the fake clock by its length and returns at once;
+    while ``hold`` is set it never returns (a decision has to end the wait)."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.hold = False
+        self.calls: list[float] = []
+        self.sleeping = anyio.Event()
+
+    async def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+        self.sleeping.set()
+        if self.hold:
+            await anyio.sleep_forever()
+        self.clock.advance(round(seconds * 1000))
+        await anyio.lowlevel.checkpoint()
+
+
+class RecordingBus(EventBus):
+    """An event bus that also keeps every event published, per user."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.published: list[tuple[str, Event]] = []
+
+    def publish(self, user: str, event: Event) -> None:
+        self.published.append((user, event))
+        super().publish(user, event)
+
+    def kinds(self, user: str = "owner") -> list[str]:
+        return [event.kind for who, event in self.published if who == user]
+
+    def of_kind(self, kind: str, user: str = "owner") -> list[dict[str, object]]:
+        return [event.data for who, event in self.published if who == user and event.kind == kind]
+
+
+@dataclass
+class World:
+    """The services of one simulated server run."""
+
+    db: Database
+    workspace: Path
+    clock: FakeClock
+    sleep: FakeSleep
+    bus: RecordingBus
+    documents: LiveDocuments
+    workspaces: Workspaces
+    windows: Windows
+    reviews: Reviews
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def write(self, name: str, text: str = "# Note\n") -> Path:
+        """Write a document in the workspace and return its path."""
+        path = self.workspace / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+
+@asynccontextmanager
+async def open_world(
+    db: Database,
+    workspace: Path,
+    *,
+    clock: FakeClock | None = None,
+    single_user: bool = True,
+    keep: int | None = None,
+) -> AsyncIterator[World]:
+    """The services over ``db`` serving ``workspace``; closes the live documents after."""
+    clock = clock or FakeClock()
+    sleep = FakeSleep(clock)
+    bus = RecordingBus()
+    documents = LiveDocuments(db, bus, clock=clock)
+    workspaces = Workspaces([workspace])
+    windows = Windows(db, bus, documents, workspaces, clock=clock, single_user=single_user)
+    if keep is None:
+        reviews = Reviews(db, bus, windows, documents, clock=clock, sleep=sleep)
+    else:
+        reviews = Reviews(db, bus, windows, documents, clock=clock, sleep=sleep, keep=keep)
+    try:
+        yield World(db, workspace, clock, sleep, bus, documents, workspaces, windows, reviews)
+    finally:
+        await documents.close()
+
+
+def world_services(world: World, settings: Settings, token: str) -> AppServices:
+    """The app's services made of ``world``'s pieces (its fake clock and timer included)."""
+    return AppServices(
+        settings=settings,
+        database=world.db,
+        bus=world.bus,
+        workspaces=world.workspaces,
+        documents=world.documents,
+        windows=world.windows,
+        reviews=world.reviews,
+        token=token,
+        clock=world.clock,
+    )

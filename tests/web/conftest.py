@@ -1,0 +1,45 @@
+"""Fixtures of the web tests: real services over SQLite in tmp_path, the app, an ASGI client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+
+from quire.services.app import AppServices, open_services
+from quire.services.settings import Settings
+from quire.web.app import create_app
+
+TOKEN = "0123456789abcdef" * 4
+PORT = 4747
+BASE_URL = f"http://127.0.0.1:{PORT}"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "welcome.md").write_text("# Welcome\n", encoding="utf-8")
+    return Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=PORT)
+
+
+@pytest.fixture
+async def services(settings: Settings, anyio_backend: str) -> AsyncIterator[AppServices]:
+    async with open_services(settings, token=TOKEN, clock=lambda: 1_700_000_000_000) as opened:
+        yield opened
+
+
+@pytest.fixture
+def app(services: AppServices) -> Starlette:
+    return create_app(services)
+
+
+@pytest.fixture
+async def client(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as opened:
+        yield opened
