@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from quire import __version__
+from quire.cli.doctor import doctor_command
 from quire.cli.documents import COMMANDS as DOCUMENT_COMMANDS
+from quire.cli.mcp import mcp_command
 from quire.cli.serve import serve_command
 
 
@@ -24,6 +26,8 @@ def cli() -> None:
 for _command in DOCUMENT_COMMANDS:
     cli.add_command(_command)
 cli.add_command(serve_command)
+cli.add_command(mcp_command)
+cli.add_command(doctor_command)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import cast
 
 from starlette.applications import Starlette
@@ -20,6 +21,7 @@ from starlette.types import ExceptionHandler
 
 from quire.core.errors import QuireError
 from quire.core.views import OWNER
+from quire.mcp.http import ENDPOINT_PATH, mcp_endpoint
 from quire.services.app import AppServices
 from quire.services.server_file import server_file
 from quire.web import documents, events, reviews, sync, windows
@@ -58,9 +60,22 @@ def create_app(services: AppServices) -> Starlette:
             )
         return home_page(services.workspaces.folders)
 
+    settings = services.settings
+    holder: list[Starlette] = []
+    mcp = mcp_endpoint(
+        app=lambda: holder[0],
+        url=f"http://{settings.host}:{settings.port}",
+        token=services.token,
+        workspaces=services.workspaces.folders,
+        state=settings.state_dir,
+        home=Path.home(),
+        clock=services.clock,
+    )
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
+        async with mcp.running():
+            yield
         # Ends every /ws/events stream, so no socket keeps the shutdown waiting.
         services.bus.close()
 
@@ -73,8 +88,8 @@ def create_app(services: AppServices) -> Starlette:
         *reviews.routes,
         *events.routes,
         *sync.routes,
+        Route(ENDPOINT_PATH, mcp.app, methods=["GET", "POST", "DELETE"], name="mcp"),
     ]
-    settings = services.settings
     middleware = [
         Middleware(HostOriginMiddleware, host=settings.host, port=settings.port),
         Middleware(
@@ -99,4 +114,5 @@ def create_app(services: AppServices) -> Starlette:
         lifespan=lifespan,
     )
     app.state.services = services
+    holder.append(app)
     return app

@@ -1,0 +1,168 @@
+"""``quire mcp``: Quire's MCP server over stdio, for any MCP client (Claude Code, Codex, …).
+
+The composition root of the stdio server: reads the environment, finds (or later starts) the
+local server, configures logging to stderr (stdout carries only protocol messages) and runs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import anyio
+import click
+
+from quire import __version__
+from quire.client.autostart import SubprocessStarter
+from quire.client.connection import ServerLink
+from quire.client.discovery import Found, discover
+from quire.core.errors import QuireError
+from quire.core.server_info import ServerInfo
+from quire.core.state import sessions_folder, state_folder
+from quire.fs.sandbox import expand_path
+from quire.mcp.catalog import schema_export
+from quire.mcp.context import Services
+from quire.mcp.roots import FolderGate
+from quire.mcp.server import build_server
+from quire.mcp.stdio import serve_stdio
+from quire.memory.sessions import SessionStore
+
+TOKEN_ENV = "QUIRE_TOKEN"
+TERMINAL_HINT = (
+    "quire mcp: waiting for JSON-RPC messages on stdin. This is an MCP server: an MCP client "
+    "(Claude Code, Codex, Cursor, …) starts it. Press Ctrl+D to stop."
+)
+
+
+def _printable(argument: str) -> str:
+    """An argument as stderr can show it, also when it is not valid UTF-8."""
+    return os.fsencode(argument).decode("utf-8", "backslashreplace")
+
+
+def _clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def fixed_server(url: str, environ: Mapping[str, str], state: Path) -> ServerInfo:
+    """The server ``--server URL`` names, with the token of ``$QUIRE_TOKEN`` or server.json."""
+    if url.startswith("@"):
+        raise click.UsageError(
+            f"--server {url}: server aliases come with `quire login`, which this version of "
+            "Quire does not have yet. Pass the server's URL and set QUIRE_TOKEN to its token."
+        )
+    if not url.startswith(("http://", "https://")):
+        raise click.UsageError(f"--server {url}: pass an http:// or https:// URL.")
+    token = environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        try:
+            found = discover(state)
+        except QuireError:
+            found = None
+        if isinstance(found, Found) and found.info.url.rstrip("/") == url.rstrip("/"):
+            token = found.info.token
+    if not token:
+        raise click.UsageError(
+            f"--server {url}: no token. Set {TOKEN_ENV} to the token that server printed."
+        )
+    return ServerInfo(url=url.rstrip("/"), token=token, pid=0)
+
+
+def local_services(
+    *,
+    environ: Mapping[str, str],
+    cwd: Path,
+    home: Path,
+    allow: tuple[str, ...],
+    use_roots: bool,
+    server: str | None,
+) -> Services:
+    """The services of a stdio ``quire mcp`` run from ``cwd``."""
+    state = state_folder(environ, home)
+    fixed = fixed_server(server, environ, state) if server else None
+    starter = None if fixed else SubprocessStarter(state=state, cwd=cwd, environ=environ)
+    link = ServerLink(state=state, starter=starter, fixed=fixed)
+    folders: list[Path] = []
+    for item in allow:
+        try:
+            folders.append(expand_path(item, cwd=cwd, home=home, argument="--allow"))
+        except QuireError as exc:
+            click.echo(f"quire mcp: ignoring --allow {_printable(item)!r}: {exc}", err=True)
+    gate = FolderGate(allow=folders, use_roots=use_roots, default_workspace=cwd)
+    sessions = SessionStore(sessions_folder(state), clock=_clock_ms, cwd=cwd, home=home)
+    return Services(link=link, gate=gate, sessions=sessions, cwd=cwd, home=home, clock=_clock_ms)
+
+
+async def run_stdio(services: Services) -> None:
+    """Serve MCP over this process's stdin and stdout until the client closes them."""
+    try:
+        await serve_stdio(build_server(services))
+    finally:
+        await services.link.aclose()
+
+
+@click.command(
+    "mcp",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
+@click.version_option(
+    __version__, "-V", "--version", prog_name="quire mcp", message="%(prog)s %(version)s"
+)
+@click.option(
+    "--export-tool-schema",
+    is_flag=True,
+    help="Print every tool (sorted by name) with its input schema as JSON, then exit.",
+)
+@click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    metavar="DIR",
+    help="Also allow the tools to use DIR (repeatable).",
+)
+@click.option("--no-roots", is_flag=True, help="Do not widen the allowed folders to MCP roots.")
+@click.option(
+    "--server",
+    "server",
+    metavar="URL|@alias",
+    help="Use this Quire server (token in $QUIRE_TOKEN) instead of the local one.",
+)
+@click.pass_context
+def mcp_command(
+    ctx: click.Context,
+    export_tool_schema: bool,
+    allow: tuple[str, ...],
+    no_roots: bool,
+    server: str | None,
+) -> None:
+    """Serve Quire's document tools, resources and prompts over MCP (stdio).
+
+    An MCP client starts this command; it finds the local server through the state folder's
+    server.json and starts `quire serve` in the background when a tool needs it. The tools
+    may touch only allowed folders: the server's workspaces (the working directory when no
+    server runs), each --allow DIR, and the client's roots unless --no-roots. Logs go to
+    stderr; stdout carries only protocol messages. Unknown arguments are ignored.
+    """
+    for extra in ctx.args:
+        click.echo(f"quire mcp: ignoring unknown argument {_printable(extra)!r}", err=True)
+    if export_tool_schema:
+        click.echo(json.dumps(schema_export(), indent=2, ensure_ascii=False))
+        return
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="quire mcp: %(levelname)s %(message)s"
+    )
+    services = local_services(
+        environ=os.environ,
+        cwd=Path.cwd(),
+        home=Path.home(),
+        allow=allow,
+        use_roots=not no_roots,
+        server=server,
+    )
+    if sys.stdin.isatty():
+        click.echo(TERMINAL_HINT, err=True)
+    anyio.run(run_stdio, services)

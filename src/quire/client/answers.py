@@ -1,0 +1,78 @@
+"""The server's answers read back: JSON bodies, and error bodies as the QuireError they carry.
+
+Pure: takes a status and the bytes of an answer; sending requests is ``api.py``'s job.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from quire.client.errors import ServerFailed
+from quire.core import errors
+
+
+class NoSuchEndpoint(ServerFailed):
+    """The server does not know the route (an older or newer server)."""
+
+
+def _error_classes() -> dict[str, type[errors.QuireError]]:
+    found: dict[str, type[errors.QuireError]] = {}
+    pending: list[type[errors.QuireError]] = [errors.QuireError]
+    while pending:
+        cls = pending.pop()
+        found.setdefault(cls.__name__, cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+def decode_answer(payload: bytes, url: str) -> Any:
+    """The decoded JSON of an answer (None when empty); ServerFailed when it is not JSON."""
+    if not payload:
+        return None
+    try:
+        return json.loads(payload)
+    except ValueError:
+        raise ServerFailed(
+            f"The Quire server at {url} answered with something that is not JSON. Check that "
+            "the address in server.json belongs to a Quire server."
+        ) from None
+
+
+def error_from_answer(status: int, payload: bytes, url: str) -> errors.QuireError:
+    """The error an answer with HTTP ``status`` carries, as the QuireError the server raised."""
+    try:
+        body = json.loads(payload) if payload else None
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    classes = _error_classes()
+    known = isinstance(error, dict) and str(error.get("type")) in classes
+    if status == httpx.codes.NOT_FOUND and not known:
+        return NoSuchEndpoint(
+            f"The Quire server at {url} does not offer this request: it may be an older "
+            "version. Update Quire so the server and this client match."
+        )
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        text = payload[:200].decode("utf-8", "replace").strip()
+        return ServerFailed(
+            f"The Quire server at {url} failed with HTTP {status}"
+            + (f": {text}" if text else ".")
+            + " Retry once; if it fails again, check the server's log."
+        )
+    message: str = error["message"]
+    cls = classes.get(str(error.get("type")), ServerFailed)
+    if cls is errors.EditRefused:
+        count = error.get("matchCount")
+        return errors.EditRefused(message, match_count=count if isinstance(count, int) else None)
+    if cls is errors.InvalidArgument:
+        argument = error.get("argument")
+        return errors.InvalidArgument(
+            message, argument=argument if isinstance(argument, str) else None
+        )
+    try:
+        return cls(message)
+    except TypeError:
+        return ServerFailed(message)

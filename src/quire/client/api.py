@@ -1,0 +1,355 @@
+"""The typed HTTP client of the server's API: one method per endpoint, errors as QuireErrors.
+
+Sends requests through an httpx transport (a socket, or the app in process) and turns the
+server's JSON error bodies back into the exception they came from; it never finds or starts
+a server (``connection.py`` does) and holds no tool logic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from quire.client import payloads
+from quire.client.answers import NoSuchEndpoint, decode_answer, error_from_answer
+from quire.client.errors import (
+    ServerFailed,
+    ServerUnreachable,
+    TokenRefused,
+    token_refused_message,
+)
+from quire.client.payloads import CurrentDocument, FilePage, Opened, RecentDocument, StreamPreview
+from quire.core.server_info import ServerInfo
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+"""The most of one answer read into memory; a longer one is refused."""
+
+DEFAULT_TIMEOUT = 30.0
+_WAIT_MARGIN = 30.0
+_LISTING_CAP = 5000
+
+Reload = Callable[[], Awaitable[ServerInfo | None]]
+"""Reads server.json again after a 401: a restarted server wrote a new token."""
+
+
+class QuireApi:
+    """The API of one server: ``info`` says where it is and which token it takes."""
+
+    def __init__(
+        self,
+        info: ServerInfo,
+        *,
+        server_file: Path,
+        transport: httpx.AsyncBaseTransport | None = None,
+        reload: Reload | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self._info = info
+        self._server_file = server_file
+        self._reload = reload
+        self._timeout = timeout
+        self._http = httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False)
+
+    @property
+    def info(self) -> ServerInfo:
+        """Where the server is, and the token this client sends."""
+        return self._info
+
+    async def aclose(self) -> None:
+        """Close the connections this client holds."""
+        await self._http.aclose()
+
+    async def health(self) -> bool:
+        """Whether the server answers ``GET /health`` (no token needed)."""
+        try:
+            response = await self._http.get(self._url("/health"), timeout=2.0)
+        except httpx.HTTPError:
+            return False
+        return response.status_code == httpx.codes.OK
+
+    async def open(self, path: str, mode: str | None = None, line: int | None = None) -> Opened:
+        """Open ``path`` in the window (in ``mode``, at ``line`` when given)."""
+        body = _without_none({"path": path, "mode": mode, "line": line})
+        return payloads.opened(await self.call("POST", "/api/documents/open", body))
+
+    async def current(self) -> CurrentDocument:
+        """The active document's path and live text (unsaved edits included)."""
+        return payloads.current_document(await self.call("GET", "/api/documents/current"))
+
+    async def edit(self, find: str, replace: str, *, save: bool, path: str | None) -> None:
+        """Replace the unique occurrence of ``find`` in the open document."""
+        body = _without_none({"find": find, "replace": replace, "save": save, "path": path})
+        await self.call("POST", "/api/documents/edit", body)
+
+    async def stream_edit(
+        self, find: str, replace: str, *, preview: bool, preview_lines: int, path: str | None
+    ) -> StreamPreview:
+        """Preview a find/replace (or apply it at once with ``preview=False``)."""
+        body = _without_none(
+            {
+                "find": find,
+                "replace": replace,
+                "preview": preview,
+                "preview_lines": preview_lines,
+                "path": path,
+            }
+        )
+        return payloads.stream_preview(await self.call("POST", "/api/documents/stream-edit", body))
+
+    async def stream_edit_apply(
+        self,
+        find: str,
+        replace: str,
+        *,
+        edit_id: str | None,
+        match_index: int,
+        save: bool,
+        path: str | None,
+    ) -> int:
+        """Apply occurrence ``match_index`` of a previewed edit; returns the index applied."""
+        body = _without_none(
+            {
+                "edit_id": edit_id,
+                "find": find,
+                "replace": replace,
+                "match_index": match_index,
+                "save": save,
+                "path": path,
+            }
+        )
+        data = payloads.as_object(
+            await self.call("POST", "/api/documents/stream-edit-apply", body),
+            what="stream-edit-apply",
+        )
+        found = payloads.optional(data, "matchIndex", int, what="stream-edit-apply")
+        return match_index if found is None else int(found)
+
+    async def set_content(self, content: str, *, save: bool) -> None:
+        """Replace the open document's whole text."""
+        await self.call("POST", "/api/documents/set-content", {"content": content, "save": save})
+
+    async def present(self, path: str | None) -> str:
+        """Present ``path`` (or the open document) in the reading view; returns its path."""
+        data = payloads.as_object(
+            await self.call("POST", "/api/window/present", _without_none({"path": path})),
+            what="present",
+        )
+        return str(payloads.field(data, "path", str, what="present"))
+
+    async def recent(self, limit: int) -> list[RecentDocument]:
+        """The recently opened documents, most recent first."""
+        return payloads.recent_documents(
+            await self.call("GET", "/api/recent", params={"limit": limit})
+        )
+
+    async def files(self, cursor: str | None = None, limit: int = 1000) -> FilePage:
+        """One page of the workspace listing."""
+        params: dict[str, Any] = {"limit": limit}
+        if cursor is not None:
+            params["cursor"] = cursor
+        return payloads.file_page(await self.call("GET", "/api/files", params=params))
+
+    async def all_files(
+        self, cap: int = _LISTING_CAP
+    ) -> tuple[list[payloads.WorkspaceFile], str | None]:
+        """Every listed workspace file up to ``cap``, and a note when the list is incomplete."""
+        found: list[payloads.WorkspaceFile] = []
+        notes: list[str] = []
+        cursor: str | None = None
+        while True:
+            page = await self.files(cursor, limit=min(1000, cap - len(found)))
+            found.extend(page.files)
+            if page.note:
+                notes.append(page.note)
+            elif page.truncated:
+                notes.append("The server could not list every file of its workspaces.")
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+            if len(found) >= cap:
+                notes.append(
+                    f"Only the first {cap:,} of the {page.total:,} workspace files were listed."
+                )
+                break
+        return found, " ".join(notes) or None
+
+    async def workspaces(self) -> list[str]:
+        """The folders the server serves."""
+        try:
+            data = payloads.as_object(await self.call("GET", "/api/workspaces"), what="workspaces")
+        except NoSuchEndpoint:
+            # A server without the endpoint still names each file's workspace.
+            page = await self.files(limit=1000)
+            return list(dict.fromkeys(item.workspace for item in page.files if item.workspace))
+        items = payloads.field(data, "workspaces", list, what="workspaces")
+        return [item if isinstance(item, str) else str(item.get("path", "")) for item in items]
+
+    async def annotations(self, path: str) -> dict[str, Any]:
+        """The newest review verdict and the tasks of ``path``."""
+        data = await self.call("GET", "/api/annotations", params={"path": path})
+        return dict(payloads.as_object(data, what="annotations"))
+
+    async def request_review(
+        self,
+        *,
+        path: str | None,
+        content: str | None,
+        timeout_ms: int | None,
+        requested_by: str | None,
+    ) -> str:
+        """Register a review; returns its id."""
+        body = _without_none(
+            {
+                "path": path,
+                "content": content,
+                "timeout_ms": timeout_ms,
+                "requested_by": requested_by,
+            }
+        )
+        data = payloads.as_object(await self.call("POST", "/api/reviews", body), what="review")
+        return str(payloads.field(data, "reviewId", str, what="review"))
+
+    async def wait_review(self, review_id: str, wait_ms: int) -> dict[str, Any]:
+        """Wait up to ``wait_ms`` for the verdict; ``{status: "pending"}`` when none came."""
+        data = await self.call(
+            "GET",
+            f"/api/reviews/{_segment(review_id)}/wait",
+            params={"wait_ms": wait_ms},
+            read_seconds=wait_ms / 1000 + _WAIT_MARGIN,
+        )
+        return dict(payloads.as_object(data, what="review wait"))
+
+    async def resume_review(
+        self,
+        review_id: str,
+        wait_ms: int,
+        *,
+        path: str | None,
+        content: str | None,
+        timeout_ms: int | None,
+    ) -> dict[str, Any]:
+        """Wait on a review again; the server refuses resent arguments that differ."""
+        body = _without_none(
+            {"wait_ms": wait_ms, "path": path, "content": content, "timeout_ms": timeout_ms}
+        )
+        data = await self.call(
+            "POST",
+            f"/api/reviews/{_segment(review_id)}/wait",
+            body,
+            read_seconds=wait_ms / 1000 + _WAIT_MARGIN,
+        )
+        return dict(payloads.as_object(data, what="review wait"))
+
+    async def review(self, review_id: str) -> dict[str, Any]:
+        """The stored record of a review."""
+        data = await self.call("GET", f"/api/reviews/{_segment(review_id)}")
+        return dict(payloads.as_object(data, what="review"))
+
+    async def decide(
+        self, review_id: str, verdict: str, comments: str | None = None
+    ) -> dict[str, Any]:
+        """Record the person's decision on a review (the web UI's call; tests use it too)."""
+        body = _without_none({"verdict": verdict, "comments": comments})
+        data = await self.call("POST", f"/api/reviews/{_segment(review_id)}/decision", body)
+        return dict(payloads.as_object(data, what="review decision"))
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        params: dict[str, Any] | None = None,
+        read_seconds: float | None = None,
+    ) -> Any:
+        """Send one request and return its decoded JSON answer; errors become QuireErrors."""
+        status, payload = await self._send(method, path, body, params, read_seconds)
+        if status == httpx.codes.UNAUTHORIZED and self._reload is not None:
+            fresh = await self._reload()
+            if fresh is not None and fresh.token != self._info.token:
+                self._info = fresh
+                status, payload = await self._send(method, path, body, params, read_seconds)
+        if status == httpx.codes.UNAUTHORIZED:
+            raise TokenRefused(token_refused_message(self._info.url, self._server_file))
+        if status >= httpx.codes.BAD_REQUEST:
+            raise error_from_answer(status, payload, self._info.url)
+        return decode_answer(payload, self._info.url)
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        params: dict[str, Any] | None,
+        read_seconds: float | None,
+    ) -> tuple[int, bytes]:
+        content = None if body is None else json.dumps(body, ensure_ascii=False).encode()
+        headers = {"Authorization": f"Bearer {self._info.token}", "Accept": "application/json"}
+        if content is not None:
+            headers["Content-Type"] = "application/json"
+        request = self._http.build_request(
+            method,
+            self._url(path),
+            content=content,
+            params=params,
+            headers=headers,
+            timeout=self._timeout if read_seconds is None else read_seconds,
+        )
+        try:
+            response = await self._http.send(request, stream=True)
+            try:
+                return response.status_code, await _read_capped(response, self._info.url)
+            finally:
+                await response.aclose()
+        except httpx.TimeoutException:
+            raise ServerFailed(
+                f"The Quire server at {self._info.url} did not answer in time. It may still "
+                "finish the request: check the result (for an edit, call get_current_content) "
+                "before retrying."
+            ) from None
+        except httpx.TransportError as exc:
+            raise ServerUnreachable(
+                f"The Quire server at {self._info.url} (pid {self._info.pid}) does not answer "
+                f"({type(exc).__name__}). If it was stopped, start `quire serve` again; if it "
+                "hangs, stop that process and start it again."
+            ) from None
+
+    def _url(self, path: str) -> str:
+        return self._info.url.rstrip("/") + path
+
+
+async def probe_health(info: ServerInfo) -> bool:
+    """Whether the server ``info`` names answers ``GET /health`` (a fresh connection)."""
+    async with httpx.AsyncClient(timeout=2.0, trust_env=False) as http:
+        try:
+            response = await http.get(info.url.rstrip("/") + "/health")
+        except httpx.HTTPError:
+            return False
+    return response.status_code == httpx.codes.OK
+
+
+async def _read_capped(response: httpx.Response, url: str) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in response.aiter_bytes():
+        total += len(chunk)
+        if total > MAX_ANSWER_BYTES:
+            raise ServerFailed(
+                f"The Quire server at {url} sent an answer of more than 64 MiB, which is "
+                "refused. Ask for less (a smaller limit, or one document at a time)."
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _without_none(body: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in body.items() if value is not None}
+
+
+def _segment(text: str) -> str:
+    return quote(text, safe="")

@@ -1,0 +1,114 @@
+"""The link to a server: the running one server.json names, a fixed one, or one started now.
+
+Owns the choice of server and the API client kept for it; calls that need a server get one
+(starting it when allowed), calls with a disk fallback ask only for a running one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import httpx
+
+from quire.client.api import QuireApi
+from quire.client.autostart import NoStarter, Starter
+from quire.client.discovery import Found, discover, server_file
+from quire.client.errors import ServerUnreachable
+from quire.core.server_info import ServerInfo
+
+
+class ServerLink:
+    """How tools reach a server.
+
+    With ``fixed`` (``--server URL``, or the app itself when ``/mcp`` runs in process) that
+    server is always the one, and nothing is started. Otherwise ``state``'s server.json is
+    read on each call, so a server that restarted is found again, and ``starter`` starts one
+    when none runs.
+    """
+
+    def __init__(
+        self,
+        *,
+        state: Path,
+        starter: Starter | None = None,
+        fixed: ServerInfo | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._state = state
+        self._starter = starter or NoStarter(
+            f"No Quire server is running (no live server in {server_file(state)}). Ask the "
+            "person to start one with `quire serve` in the folder that holds their documents, "
+            "then retry."
+        )
+        self._fixed = fixed
+        self._transport = transport
+        self._apis: dict[ServerInfo, QuireApi] = {}
+        self._lock = anyio.Lock()
+        self.started: ServerInfo | None = None
+        """The server this link started, if it started one."""
+
+    @property
+    def state(self) -> Path:
+        """The state folder whose server.json this link reads."""
+        return self._state
+
+    @property
+    def server_file(self) -> Path:
+        """The server file this link reads."""
+        return server_file(self._state)
+
+    async def api(self) -> QuireApi:
+        """The API of the running server, starting one first when none runs."""
+        found = await self.running()
+        if found is not None:
+            return found
+        async with self._lock:
+            # Another call may have started it while this one waited for the lock.
+            found = await self.running()
+            if found is not None:
+                return found
+            info = await self._starter.start()
+            self.started = info
+            return self._api_for(info)
+
+    async def running(self) -> QuireApi | None:
+        """The API of the running server, or None when none runs (nothing is started)."""
+        if self._fixed is not None:
+            return self._api_for(self._fixed)
+        discovered = await anyio.to_thread.run_sync(discover, self._state)
+        if isinstance(discovered, Found):
+            return self._api_for(discovered.info)
+        return None
+
+    async def require_running(self, advice: str) -> QuireApi:
+        """The running server's API; ServerUnreachable ending with ``advice`` when none runs."""
+        found = await self.running()
+        if found is None:
+            raise ServerUnreachable(f"No Quire server is running. {advice}")
+        return found
+
+    async def probe(self, info: ServerInfo) -> bool:
+        """Whether the server ``info`` names answers its health check."""
+        return await self._api_for(info).health()
+
+    async def aclose(self) -> None:
+        """Close every API client this link opened."""
+        for api in self._apis.values():
+            await api.aclose()
+        self._apis.clear()
+
+    def _api_for(self, info: ServerInfo) -> QuireApi:
+        api = self._apis.get(info)
+        if api is None:
+            api = QuireApi(
+                info, server_file=self.server_file, transport=self._transport, reload=self._reload
+            )
+            self._apis[info] = api
+        return api
+
+    async def _reload(self) -> ServerInfo | None:
+        if self._fixed is not None:
+            return None
+        discovered = await anyio.to_thread.run_sync(discover, self._state)
+        return discovered.info if isinstance(discovered, Found) else None

@@ -1,0 +1,224 @@
+"""``quire doctor``'s checks: what a user needs for Quire to work, each problem with its fix.
+
+Checks the state folder, the server file, a reachable server that takes its token, the
+workspaces, git, a browser and the optional export engines. Repairs are offered as data
+(a description and the action) so the command can preview them before making them; the
+environment and the program lookup are passed in.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from quire.client.api import QuireApi
+from quire.client.discovery import Absent, Found, discover, server_file
+from quire.client.errors import TokenRefused
+from quire.core.errors import QuireError
+from quire.core.state import sessions_folder
+
+Status = Literal["ok", "warn", "fail"]
+Which = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class Repair:
+    """A repair ``quire doctor --fix --apply`` can make: what it does, and doing it."""
+
+    description: str
+    apply: Callable[[], None] = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding: its name, status, what was seen, and the fix when something is wrong."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+    repair: Repair | None = None
+
+    def data(self) -> dict[str, object]:
+        """The finding as JSON-ready data."""
+        found: dict[str, object] = {"name": self.name, "status": self.status, "detail": self.detail}
+        if self.fix:
+            found["fix"] = self.fix
+        if self.repair:
+            found["repair"] = self.repair.description
+        return found
+
+
+def check_state_folder(state: Path) -> Check:
+    """The state folder exists, is a folder, and only its owner can enter it."""
+    name = "state folder"
+    try:
+        info = state.stat()
+    except FileNotFoundError:
+        return Check(
+            name,
+            "warn",
+            f"{state} does not exist yet; `quire serve` creates it.",
+            "Run `quire serve` once, or let doctor create it.",
+            Repair(f"create {state} (mode 0700)", lambda: state.mkdir(mode=0o700, parents=True)),
+        )
+    except OSError as exc:
+        return Check(
+            name, "fail", f"{state} cannot be read: {exc.strerror}.", "Check its permissions."
+        )
+    if not stat.S_ISDIR(info.st_mode):
+        return Check(
+            name,
+            "fail",
+            f"{state} is not a folder.",
+            "Move it away, or set QUIRE_HOME to a folder.",
+        )
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o077:
+        return Check(
+            name,
+            "warn",
+            f"{state} is mode {mode:04o}: other users can look inside (it holds the token).",
+            f"chmod 700 {state}",
+            Repair(f"chmod 700 {state}", lambda: state.chmod(0o700)),
+        )
+    if not os.access(state, os.W_OK):
+        return Check(name, "fail", f"{state} is not writable.", f"Make {state} writable by you.")
+    return Check(name, "ok", f"{state} (mode {mode:04o})")
+
+
+def check_sessions_folder(state: Path) -> Check:
+    """The conversation memory folder, when there is one, is owner-only."""
+    folder = sessions_folder(state)
+    try:
+        mode = stat.S_IMODE(folder.stat().st_mode)
+    except OSError:
+        return Check("conversation memory", "ok", f"{folder} is not created yet.")
+    if mode & 0o077:
+        return Check(
+            "conversation memory",
+            "warn",
+            f"{folder} is mode {mode:04o}; conversations should be private.",
+            f"chmod 700 {folder}",
+            Repair(f"chmod 700 {folder}", lambda: folder.chmod(0o700)),
+        )
+    return Check("conversation memory", "ok", f"{folder} (mode {mode:04o})")
+
+
+def check_server_file(state: Path) -> tuple[Check, Found | None]:
+    """The server file names a live server, or there is none; a stale or broken one is removed."""
+    path = server_file(state)
+    remove = Repair(f"remove {path}", lambda: path.unlink(missing_ok=True))
+    try:
+        found = discover(state)
+    except QuireError as exc:
+        return Check("server file", "fail", str(exc), f"Remove {path}.", remove), None
+    match found:
+        case Found():
+            return Check("server file", "ok", f"{path} names pid {found.info.pid}"), found
+        case Absent(stale=True):
+            return (
+                Check(
+                    "server file",
+                    "warn",
+                    f"{path} names a server that is no longer running.",
+                    f"Remove {path} (the next `quire serve` replaces it anyway).",
+                    remove,
+                ),
+                None,
+            )
+        case _:
+            return Check("server file", "ok", "no server is running (no server.json)"), None
+
+
+async def check_server(found: Found | None, path: Path) -> list[Check]:
+    """A running server answers /health, takes the token, and names its workspaces."""
+    if found is None:
+        return [
+            Check(
+                "server",
+                "warn",
+                "No Quire server is running.",
+                "Start one with `quire serve` in the folder of your documents (agents' tools "
+                "start one when they need it).",
+            )
+        ]
+    api = QuireApi(found.info, server_file=path)
+    try:
+        if not await api.health():
+            return [
+                Check(
+                    "server",
+                    "fail",
+                    f"pid {found.info.pid} does not answer at {found.info.url}.",
+                    f"Stop that process (kill {found.info.pid}) and start `quire serve` again.",
+                )
+            ]
+        try:
+            folders = await api.workspaces()
+        except TokenRefused as exc:
+            return [Check("server", "ok", f"answers at {found.info.url}"),
+                    Check("token", "fail", str(exc), "Restart `quire serve`.")]  # fmt: skip
+        except QuireError as exc:
+            return [Check("server", "fail", str(exc), "Check the server's log.")]
+    finally:
+        await api.aclose()
+    listed = ", ".join(folders) if folders else "none listed"
+    return [
+        Check("server", "ok", f"answers at {found.info.url}"),
+        Check("token", "ok", "the server accepts the token in server.json"),
+        Check("workspaces", "ok" if folders else "warn", listed),
+    ]
+
+
+def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:
+    """git, a browser and the optional export engines."""
+    checks = [
+        Check("git", "ok", which("git") or "")
+        if which("git")
+        else Check("git", "warn", "git is not installed: no history of documents.", "Install git.")
+    ]
+    browser = environ.get("BROWSER") or next(
+        (found for name in ("xdg-open", "open", "firefox", "chromium") if (found := which(name))),
+        None,
+    )
+    checks.append(
+        Check("browser", "ok", browser)
+        if browser
+        else Check(
+            "browser",
+            "warn",
+            "No browser was found: open the URL `quire serve` prints by hand.",
+            "Install a browser, or set BROWSER.",
+        )
+    )
+    engines = [
+        name for name in ("chromium", "google-chrome", "pandoc", "weasyprint") if which(name)
+    ]
+    checks.append(
+        Check("export engines", "ok", ", ".join(engines))
+        if engines
+        else Check(
+            "export engines",
+            "warn",
+            "No export engine (Chromium, pandoc, WeasyPrint) was found; exports need one.",
+            "Install chromium for PDF, pandoc for DOCX.",
+        )
+    )
+    return checks
+
+
+async def run_checks(*, state: Path, which: Which, environ: Mapping[str, str]) -> list[Check]:
+    """Every check, in the order a person reads them."""
+    server_check, found = check_server_file(state)
+    return [
+        check_state_folder(state),
+        check_sessions_folder(state),
+        server_check,
+        *await check_server(found, server_file(state)),
+        *check_programs(which, environ),
+    ]

@@ -1,0 +1,1 @@
+"""The MCP server of Quire: tools, resources and prompts over the client layer (SDK v2)."""

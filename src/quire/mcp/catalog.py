@@ -1,0 +1,109 @@
+"""The tool catalog: which tools exist, in ``tools/list`` order, and how they are advertised.
+
+The order follows the reference tool table with the destructive tools last, so a client that
+shows them in order offers targeted edits before whole rewrites. Tools are listed here
+explicitly, never registered by importing a module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+
+from quire.mcp.actions import LIST_AI_ACTIONS
+from quire.mcp.canvas import EDIT_CANVAS
+from quire.mcp.context import ToolSpec
+from quire.mcp.conversation import GET_CONVERSATION_CONTEXT, SAVE_CONVERSATION_MESSAGE
+from quire.mcp.documents import GET_CURRENT_CONTENT, LIST_RECENT, OPEN_FILE, PRESENT_DOCUMENT
+from quire.mcp.edits import (
+    EDIT_DOCUMENT,
+    REPLACE_DOCUMENT,
+    SET_CONTENT,
+    STREAM_EDIT,
+    STREAM_EDIT_APPLY,
+)
+from quire.mcp.exports import DIFF_DOCUMENTS, EXPORT_METADATA, EXPORT_TEXT
+from quire.mcp.reviews import GET_USER_ANNOTATIONS, REQUEST_REVIEW
+from quire.mcp.search import SEARCH_VAULT
+
+TOOLS: tuple[ToolSpec, ...] = (
+    OPEN_FILE,
+    GET_CURRENT_CONTENT,
+    LIST_RECENT,
+    REQUEST_REVIEW,
+    GET_USER_ANNOTATIONS,
+    EDIT_DOCUMENT,
+    SEARCH_VAULT,
+    PRESENT_DOCUMENT,
+    LIST_AI_ACTIONS,
+    GET_CONVERSATION_CONTEXT,
+    SAVE_CONVERSATION_MESSAGE,
+    DIFF_DOCUMENTS,
+    STREAM_EDIT,
+    STREAM_EDIT_APPLY,
+    EXPORT_TEXT,
+    EXPORT_METADATA,
+    EDIT_CANVAS,
+    REPLACE_DOCUMENT,
+    SET_CONTENT,
+)
+
+BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
+
+NO_SERVER_TOOLS: tuple[str, ...] = (
+    "export_text (with path)",
+    "export_metadata (with path)",
+    "diff_documents",
+    "edit_canvas",
+    "search_vault (with vault)",
+    "get_user_annotations (tasks from disk)",
+    "list_ai_actions",
+    "get_conversation_context",
+    "save_conversation_message",
+)
+"""The tools that work with no server, as the instructions name them."""
+
+
+def advertised(tool: ToolSpec) -> types.Tool:
+    """The tool as ``tools/list`` shows it: schemas, annotations and a title."""
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        output_schema=tool.output_schema,
+        annotations=types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive,
+            idempotent_hint=tool.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def listed_tools() -> list[types.Tool]:
+    """Every tool in ``tools/list`` order."""
+    return [advertised(tool) for tool in TOOLS]
+
+
+def schema_export() -> list[dict[str, Any]]:
+    """Every tool sorted by name with its complete input schema and description
+    (``quire mcp --export-tool-schema``)."""
+    return [
+        {
+            "name": tool.name,
+            "title": tool.title,
+            "description": tool.description,
+            "inputSchema": tool.input_schema,
+            "outputSchema": tool.output_schema,
+            "annotations": {
+                "readOnlyHint": tool.read_only,
+                "destructiveHint": tool.destructive,
+                "idempotentHint": tool.idempotent,
+                "openWorldHint": False,
+            },
+        }
+        for tool in sorted(TOOLS, key=lambda tool: tool.name)
+    ]

@@ -1,0 +1,144 @@
+"""What a tool gets to work with: the server link, the allowed folders, the clock, the memory.
+
+Also the shape of a tool (``ToolSpec``) and of its result (``ToolOutput``). Tools reach the
+disk only through ``quire.fs`` after ``ToolEnv`` confined their paths to allowed folders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.session import ServerSession
+
+from quire.client.connection import ServerLink
+from quire.core.errors import QuireError
+from quire.fs.folders import AllowedFolders
+from quire.fs.safeio import read_document
+from quire.fs.sandbox import check_document, expand_path
+from quire.mcp.roots import AskRoots, FolderGate
+from quire.memory.sessions import SessionStore
+
+_NAME_CHARS = 80
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A tool's result: ``data`` is the structured content; ``text`` the text content when it
+    differs from ``data`` as JSON (list_recent keeps its list there)."""
+
+    data: dict[str, Any]
+    text: str | None = None
+
+
+Handler = Callable[["ToolEnv", dict[str, Any]], Awaitable["dict[str, Any] | ToolOutput"]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its contract (name, schemas, annotations) and the handler that runs it."""
+
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    handler: Handler
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+
+
+@dataclass(frozen=True)
+class Services:
+    """The long-lived dependencies every call shares."""
+
+    link: ServerLink
+    gate: FolderGate
+    sessions: SessionStore
+    cwd: Path
+    home: Path
+    clock: Callable[[], int]
+
+
+@dataclass(frozen=True)
+class ToolEnv:
+    """One call's view of the services, with the client session it came from."""
+
+    services: Services
+    session: ServerSession | None = None
+
+    @property
+    def link(self) -> ServerLink:
+        """How to reach the server."""
+        return self.services.link
+
+    @property
+    def client_name(self) -> str | None:
+        """The MCP client's name, when it gave one (it names who asked for a review)."""
+        if self.session is None or self.session.client_params is None:
+            return None
+        name = self.session.client_params.client_info.name
+        # Whatever a client calls itself must never make a review request fail.
+        cleaned = "".join(char for char in name if char.isprintable())
+        cleaned = cleaned.encode("utf-8", "ignore").decode("utf-8").strip()[:_NAME_CHARS]
+        return cleaned or None
+
+    async def folders(self) -> AllowedFolders:
+        """The folders this call may touch."""
+        try:
+            api = await self.link.running()
+        except QuireError:
+            api = None
+        ask, list_changed = self._roots_request()
+        gate = self.services.gate
+        if api is not None:
+            try:
+                return await gate.allowed(
+                    server=(api.info, api.workspaces), ask_roots=ask, list_changed=list_changed
+                )
+            except QuireError:
+                pass  # the server could not name its workspaces: as if none ran
+        return await gate.allowed(server=None, ask_roots=ask, list_changed=list_changed)
+
+    def expand(self, raw: str, argument: str) -> Path:
+        """A path argument made absolute (relative to the working directory, ``~/`` home)."""
+        return expand_path(raw, cwd=self.services.cwd, home=self.services.home, argument=argument)
+
+    async def allowed_path(self, raw: str, argument: str, verb: str) -> Path:
+        """``raw`` expanded, refused (PathRefused) unless it lies in an allowed folder."""
+        path = self.expand(raw, argument)
+        folders = await self.folders()
+        await anyio.to_thread.run_sync(partial(folders.check, path, verb=verb))
+        return path
+
+    async def document_path(self, raw: str, argument: str, verb: str) -> Path:
+        """An allowed path that passes the document rule, resolved through symlinks."""
+        path = await self.allowed_path(raw, argument, verb)
+        return await anyio.to_thread.run_sync(partial(check_document, path, verb=verb))
+
+    async def read(self, raw: str, argument: str) -> tuple[Path, str]:
+        """Read the Markdown document ``raw`` names from disk: its resolved path and text."""
+        path = await self.allowed_path(raw, argument, "read")
+        resolved = await anyio.to_thread.run_sync(partial(check_document, path, verb="read"))
+        text = await anyio.to_thread.run_sync(read_document, path)
+        return resolved, text
+
+    def _roots_request(self) -> tuple[AskRoots | None, bool]:
+        session = self.session
+        if session is None:
+            return None, False
+        capabilities = session.client_capabilities
+        if capabilities is None or capabilities.roots is None:
+            return None, False
+
+        async def ask() -> list[str]:
+            result = await session.send_request(types.ListRootsRequest(), types.ListRootsResult)
+            return [str(root.uri) for root in result.roots]
+
+        return ask, bool(capabilities.roots.list_changed)

@@ -1,0 +1,186 @@
+"""The window tools: open_file, get_current_content, list_recent and present_document.
+
+Each checks its path against the allowed folders and the document rule, then makes one call
+to the server (starting it when none runs); the window itself is the server's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from quire.client.api import QuireApi
+from quire.core.errors import NotOpen
+from quire.core.views import OPEN_MODES, RECENT_LIMIT
+from quire.mcp import schemas as s
+from quire.mcp.context import ToolEnv, ToolOutput, ToolSpec
+
+NO_DOCUMENT = "No document is open in Quire. Open one first (open_file)."
+NO_DOCUMENT_TO_PRESENT = (
+    "No document is open to present. Pass path to present_document, or call open_file with "
+    "the document's path first."
+)
+
+
+async def server(env: ToolEnv) -> tuple[QuireApi, str | None]:
+    """The server's API, started when none runs, and a note when this call started it."""
+    before = env.link.started
+    api = await env.link.api()
+    if env.link.started is not None and env.link.started is not before:
+        return api, (
+            f"Quire started its server in the background at {api.info.url}; the person sees "
+            "the document in Quire's web page there."
+        )
+    return api, None
+
+
+async def open_file_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Open a Markdown file in the person's window."""
+    path = await env.document_path(args["path"], "path", "open")
+    api, note = await server(env)
+    opened = await api.open(str(path), args.get("mode"), args.get("line"))
+    result: dict[str, Any] = {
+        "opened": True,
+        "path": opened.path,
+        "docId": opened.doc_id,
+        "view": opened.view,
+        "url": api.info.url,
+    }
+    if note:
+        result["note"] = note
+    return result
+
+
+async def get_current_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """The open document's path and live Markdown (unsaved edits included)."""
+    api, _ = await server(env)
+    current = await api.current()
+    if current.path is None:
+        raise NotOpen(NO_DOCUMENT)
+    result: dict[str, Any] = {"path": current.path, "content": current.content}
+    if current.dirty is not None:
+        result["dirty"] = current.dirty
+    return result
+
+
+async def list_recent_tool(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    """Recently opened documents, most recent first."""
+    api, _ = await server(env)
+    recent = await api.recent(int(args.get("limit", RECENT_LIMIT[2])))
+    items = [{"path": r.path, "fileName": r.file_name, "openedAt": r.opened_at} for r in recent]
+    return ToolOutput({"recent": items}, text=json.dumps(items, ensure_ascii=False))
+
+
+async def present_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Show a document (or the open one) in the distraction-free reading view."""
+    path = None
+    if "path" in args:
+        path = str(await env.document_path(args["path"], "path", "present"))
+    api, _ = await server(env)
+    try:
+        presented = await api.present(path)
+    except NotOpen:
+        raise NotOpen(NO_DOCUMENT_TO_PRESENT) from None
+    return {"ok": True, "path": presented}
+
+
+OPEN_FILE = ToolSpec(
+    name="open_file",
+    title="Open a document for the person",
+    description=(
+        "Open a Markdown file in the person's Quire window (the web page of `quire serve`), "
+        "as a tab that becomes the open document the other tools work on. mode read or edit "
+        "sets its view (without mode a tab keeps its view); line scrolls to that line. Only "
+        "Markdown documents (.md .markdown .mdown .mkd .mdx) that are not dotfiles, inside "
+        "the allowed folders. Starts the server when none runs."
+    ),
+    input_schema=s.obj(
+        {
+            "path": s.path("The Markdown file to open."),
+            "mode": s.enum("The view to open it in.", OPEN_MODES),
+            "line": s.integer("The 1-based line to show.", 1, 100_000_000),
+        },
+        ["path"],
+    ),
+    output_schema=s.out(
+        {
+            "opened": s.BOOLEAN,
+            "path": s.STRING,
+            "docId": s.STRING,
+            "view": s.STRING,
+            "url": s.STRING,
+            "note": s.STRING,
+        },
+        ["opened", "path", "docId", "view", "url"],
+    ),
+    handler=open_file_tool,
+    idempotent=True,
+)
+
+GET_CURRENT_CONTENT = ToolSpec(
+    name="get_current_content",
+    title="Read the open document",
+    description=(
+        "The absolute path and full Markdown of the document open in Quire, as the person "
+        "sees it (unsaved edits included; dirty says whether any are unsaved). An error when "
+        "no document is open: call open_file first."
+    ),
+    input_schema=s.obj({}),
+    output_schema=s.out(
+        {"path": s.STRING, "content": s.STRING, "dirty": s.BOOLEAN}, ["path", "content"]
+    ),
+    handler=get_current_content_tool,
+    read_only=True,
+    idempotent=True,
+)
+
+LIST_RECENT = ToolSpec(
+    name="list_recent",
+    title="List recent documents",
+    description=(
+        "Recently opened documents, most recent first: [{path, fileName, openedAt}] "
+        "(openedAt in milliseconds since the Unix epoch). The text content is that list; the "
+        "structured content holds it as recent."
+    ),
+    input_schema=s.obj(
+        {
+            "limit": s.integer(
+                "How many documents to list.", RECENT_LIMIT[0], RECENT_LIMIT[1], RECENT_LIMIT[2]
+            )
+        }
+    ),
+    output_schema=s.out(
+        {
+            "recent": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": s.STRING,
+                        "fileName": s.STRING,
+                        "openedAt": s.INTEGER,
+                    },
+                    "required": ["path", "fileName", "openedAt"],
+                },
+            }
+        },
+        ["recent"],
+    ),
+    handler=list_recent_tool,
+    read_only=True,
+    idempotent=True,
+)
+
+PRESENT_DOCUMENT = ToolSpec(
+    name="present_document",
+    title="Present a document",
+    description=(
+        "Show a document to the person in Quire's distraction-free reading view (read view, "
+        "with the tabs and panels hidden; Escape leaves it), ideal for a finished result. "
+        "With path it opens that file first; without it presents the open document."
+    ),
+    input_schema=s.obj({"path": s.path("The Markdown file to present.")}),
+    output_schema=s.out({"ok": s.BOOLEAN, "path": s.STRING}, ["ok", "path"]),
+    handler=present_document_tool,
+    idempotent=True,
+)

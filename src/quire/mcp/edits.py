@@ -1,0 +1,225 @@
+"""The tools that change the open document: edit_document, stream_edit, stream_edit_apply,
+set_content and replace_document.
+
+Each refuses a request too large to send before sending it, then makes one call to the
+server, which applies the change to the live document; matching rules live in the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quire.core.errors import NotOpen
+from quire.markdown.edits import MAX_MATCH_INDEX, MAX_PREVIEW_LINES, check_request_size
+from quire.mcp import schemas as s
+from quire.mcp.context import ToolEnv, ToolSpec
+from quire.mcp.documents import server
+
+NO_DOCUMENT = "No document is open in Quire; open one first (open_file)."
+
+
+def _path(env: ToolEnv, args: dict[str, Any]) -> str | None:
+    return str(env.expand(args["path"], "path")) if "path" in args else None
+
+
+async def edit_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Replace the one occurrence of ``find`` in the open document."""
+    check_request_size(args["find"], args["replace"])
+    api, _ = await server(env)
+    try:
+        await api.edit(
+            args["find"], args["replace"], save=bool(args.get("save", False)), path=_path(env, args)
+        )
+    except NotOpen:
+        raise NotOpen(NO_DOCUMENT) from None
+    return {"ok": True, "replaced": 1}
+
+
+async def stream_edit_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Preview a find/replace as a diff (or apply it at once with preview false)."""
+    check_request_size(args["find"], args["replace"])
+    api, _ = await server(env)
+    try:
+        preview = await api.stream_edit(
+            args["find"],
+            args["replace"],
+            preview=bool(args.get("preview", True)),
+            preview_lines=int(args.get("preview_lines", 5)),
+            path=_path(env, args),
+        )
+    except NotOpen:
+        raise NotOpen(NO_DOCUMENT) from None
+    return {
+        "ok": True,
+        "editId": preview.edit_id,
+        "diff": preview.diff,
+        "candidates": preview.candidates,
+        "matchCount": preview.match_count,
+        "applied": preview.applied,
+    }
+
+
+async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Apply occurrence ``match_index`` of a previewed edit."""
+    check_request_size(args["find"], args["replace"])
+    api, _ = await server(env)
+    try:
+        index = await api.stream_edit_apply(
+            args["find"],
+            args["replace"],
+            edit_id=args.get("edit_id"),
+            match_index=int(args.get("match_index", 0)),
+            save=bool(args.get("save", False)),
+            path=_path(env, args),
+        )
+    except NotOpen:
+        raise NotOpen(NO_DOCUMENT) from None
+    return {"ok": True, "replaced": 1, "matchIndex": index}
+
+
+async def set_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Replace the open document's whole text."""
+    check_request_size(args["content"])
+    api, _ = await server(env)
+    try:
+        await api.set_content(args["content"], save=bool(args.get("save", False)))
+    except NotOpen:
+        raise NotOpen(NO_DOCUMENT) from None
+    return {"ok": True}
+
+
+_FIND = s.text(
+    "The exact text to find, whitespace included (a line break matches LF or CRLF). Copy it "
+    "from get_current_content.",
+    filled=True,
+    blank_ok=True,
+)
+_REPLACE = s.text("The text to put in its place (may be empty).")
+_SAVE = s.boolean("Also save the document to its file.", False)
+_EDIT_PATH = s.path("The document you expect to be open; the edit is refused when another one is.")
+_OK_REPLACED = s.out({"ok": s.BOOLEAN, "replaced": s.INTEGER}, ["ok", "replaced"])
+_SET_INPUT = s.obj(
+    {"content": s.text("The document's whole new Markdown."), "save": _SAVE}, ["content"]
+)
+
+EDIT_DOCUMENT = ToolSpec(
+    name="edit_document",
+    title="Edit the open document",
+    description=(
+        "Exact, unique find/replace on the document open in Quire, applied to its live text "
+        "(the person sees it at once; their own typing is kept). find must occur exactly "
+        "once: not found or not unique (the error counts the matches) leaves the document "
+        "unchanged, so include enough surrounding text. replace keeps the line breaks of the "
+        "line it lands on. save: true also writes the file. Prefer it to set_content."
+    ),
+    input_schema=s.obj(
+        {"find": _FIND, "replace": _REPLACE, "save": _SAVE, "path": _EDIT_PATH},
+        ["find", "replace"],
+    ),
+    output_schema=_OK_REPLACED,
+    handler=edit_document_tool,
+)
+
+STREAM_EDIT = ToolSpec(
+    name="stream_edit",
+    title="Preview an edit",
+    description=(
+        "Preview a find/replace on the open document as a unified diff, with every candidate "
+        "[{matchIndex, startLine, diff, rank}] when find occurs more than once (candidates "
+        "is null for one) and matchCount. Then call stream_edit_apply with editId and the "
+        "chosen match_index. preview: false applies a unique match at once (applied: true, "
+        "no diff; do not call stream_edit_apply after it)."
+    ),
+    input_schema=s.obj(
+        {
+            "find": _FIND,
+            "replace": _REPLACE,
+            "preview": s.boolean("Only preview (false applies a unique match now).", True),
+            "preview_lines": s.integer(
+                "Context lines around each change in the diff.", 0, MAX_PREVIEW_LINES, 5
+            ),
+            "path": _EDIT_PATH,
+        },
+        ["find", "replace"],
+    ),
+    output_schema=s.out(
+        {
+            "ok": s.BOOLEAN,
+            "editId": s.STRING,
+            "diff": s.STRING,
+            "candidates": {
+                "type": ["array", "null"],
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "matchIndex": s.INTEGER,
+                        "startLine": s.INTEGER,
+                        "diff": s.STRING,
+                        "rank": s.INTEGER,
+                    },
+                },
+            },
+            "matchCount": s.INTEGER,
+            "applied": s.BOOLEAN,
+        },
+        ["ok", "editId", "diff", "candidates", "matchCount", "applied"],
+    ),
+    handler=stream_edit_tool,
+)
+
+STREAM_EDIT_APPLY = ToolSpec(
+    name="stream_edit_apply",
+    title="Apply a previewed edit",
+    description=(
+        "Apply a stream_edit preview: the occurrence match_index (0-based, default 0) of "
+        "find in the live document. edit_id must name a preview of the open document with "
+        "the same find and replace that was not applied yet; a stale or unknown one is "
+        "refused and the document is unchanged (call stream_edit again)."
+    ),
+    input_schema=s.obj(
+        {
+            "edit_id": s.text("The editId stream_edit returned.", filled=True),
+            "find": _FIND,
+            "replace": _REPLACE,
+            "match_index": s.integer("Which occurrence to replace, from 0.", 0, MAX_MATCH_INDEX, 0),
+            "save": _SAVE,
+            "path": _EDIT_PATH,
+        },
+        ["find", "replace"],
+    ),
+    output_schema=s.out(
+        {"ok": s.BOOLEAN, "replaced": s.INTEGER, "matchIndex": s.INTEGER},
+        ["ok", "replaced", "matchIndex"],
+    ),
+    handler=stream_edit_apply_tool,
+)
+
+REPLACE_DOCUMENT = ToolSpec(
+    name="replace_document",
+    title="Replace the whole document",
+    description=(
+        "Replace the entire text of the open document (the same as set_content). In a CRLF "
+        "document, content without \\r takes CRLF line breaks, and a byte order mark is "
+        "kept. Destructive: prefer edit_document for targeted changes."
+    ),
+    input_schema=_SET_INPUT,
+    output_schema=s.out({"ok": s.BOOLEAN}, ["ok"]),
+    handler=set_content_tool,
+    destructive=True,
+    idempotent=True,
+)
+
+SET_CONTENT = ToolSpec(
+    name="set_content",
+    title="Set the document's content",
+    description=(
+        "Replace the entire text of the open document (the same as replace_document); save: "
+        "true also writes the file. The person's view updates at once. Destructive: prefer "
+        "edit_document for targeted changes."
+    ),
+    input_schema=_SET_INPUT,
+    output_schema=s.out({"ok": s.BOOLEAN}, ["ok"]),
+    handler=set_content_tool,
+    destructive=True,
+    idempotent=True,
+)

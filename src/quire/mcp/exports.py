@@ -1,0 +1,176 @@
+"""Tools that read a document's text out: export_text, export_metadata and diff_documents.
+
+With a path they read the file from disk (no server needed); without one, export_* read the
+open document's live text from a running server. The analysis is ``quire.markdown``'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import anyio
+
+from quire.client.errors import ServerUnreachable
+from quire.core.errors import NotOpen
+from quire.markdown.diff import MAX_CONTEXT_LINES, unified_diff
+from quire.markdown.metadata import export_metadata
+from quire.markdown.text import export_text
+from quire.mcp import schemas as s
+from quire.mcp.context import ToolEnv, ToolSpec
+
+NO_DOCUMENT = "No document is open in Quire; pass path to read a file."
+NO_SERVER = (
+    "No Quire server is running, so no document is open in it; pass path to read a file "
+    "from disk (no server needed)."
+)
+
+
+async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str]:
+    """The text to export and its path: the file ``path`` names, or the open document."""
+    if "path" in args:
+        resolved, text = await env.read(args["path"], "path")
+        return str(resolved), text
+    api = await env.link.running()
+    if api is None:
+        raise ServerUnreachable(NO_SERVER)
+    current = await api.current()
+    if current.path is None:
+        raise NotOpen(NO_DOCUMENT)
+    return current.path, current.content
+
+
+async def export_text_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Plain text of a document, with its word and character counts."""
+    path, source = await _source(env, args)
+    plain = await anyio.to_thread.run_sync(export_text, source)
+    return {**dataclasses.asdict(plain), "path": path}
+
+
+async def export_metadata_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Front matter, headings, wikilinks, images and words of a document."""
+    path, source = await _source(env, args)
+    metadata = await anyio.to_thread.run_sync(export_metadata, source)
+    return {**dataclasses.asdict(metadata), "path": path}
+
+
+async def diff_documents_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Unified diff of two Markdown files on disk."""
+    path_a, text_a = await env.read(args["path_a"], "path_a")
+    path_b, text_b = await env.read(args["path_b"], "path_b")
+    context = int(args.get("context_lines", 3))
+    diff = await anyio.to_thread.run_sync(
+        lambda: unified_diff(
+            text_a, text_b, label_a=str(path_a), label_b=str(path_b), context_lines=context
+        )
+    )
+    return {**dataclasses.asdict(diff), "path_a": str(path_a), "path_b": str(path_b)}
+
+
+_PATH_OPTIONAL = s.path(
+    "The Markdown file to read from disk. Leave it out to read the document open in Quire "
+    "(its live text, unsaved edits included), which needs a running server."
+)
+
+EXPORT_TEXT = ToolSpec(
+    name="export_text",
+    title="Export plain text",
+    description=(
+        "Plain text of a Markdown document with the syntax taken out (code kept as written, "
+        "tables as tab-separated cells, links as their text), with word_count and char_count "
+        "(Unicode characters). With path it reads that file from disk and needs no server; "
+        "without path it reads the open document's live text."
+    ),
+    input_schema=s.obj({"path": _PATH_OPTIONAL}),
+    output_schema=s.out(
+        {"text": s.STRING, "word_count": s.INTEGER, "char_count": s.INTEGER, "path": s.STRING},
+        ["text", "word_count", "char_count", "path"],
+    ),
+    handler=export_text_tool,
+    read_only=True,
+    idempotent=True,
+)
+
+EXPORT_METADATA = ToolSpec(
+    name="export_metadata",
+    title="Export metadata",
+    description=(
+        "Structure of a Markdown document: frontmatter (a YAML subset, null when the block "
+        "is not closed), headings [{level, text}] in order, the distinct wikilink targets, "
+        "wikilink_headings [{target, heading}], embedded_image_count and word_count. With "
+        "path it reads that file from disk and needs no server; without path it reads the "
+        "open document's live text."
+    ),
+    input_schema=s.obj({"path": _PATH_OPTIONAL}),
+    output_schema=s.out(
+        {
+            "frontmatter": {"type": ["object", "null"]},
+            "headings": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"level": s.INTEGER, "text": s.STRING},
+                    "required": ["level", "text"],
+                },
+            },
+            "wikilinks": {"type": "array", "items": s.STRING},
+            "wikilink_headings": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"target": s.STRING, "heading": s.STRING},
+                    "required": ["target", "heading"],
+                },
+            },
+            "embedded_image_count": s.INTEGER,
+            "word_count": s.INTEGER,
+            "path": s.STRING,
+        },
+        [
+            "frontmatter",
+            "headings",
+            "wikilinks",
+            "wikilink_headings",
+            "embedded_image_count",
+            "word_count",
+            "path",
+        ],
+    ),
+    handler=export_metadata_tool,
+    read_only=True,
+    idempotent=True,
+)
+
+DIFF_DOCUMENTS = ToolSpec(
+    name="diff_documents",
+    title="Diff two documents",
+    description=(
+        "Unified diff (as diff -u prints it) of two Markdown files on disk, with the number "
+        "of hunks and of lines added and removed. Line endings count: CRLF and LF lines "
+        "differ. Identical files give an empty diff. Needs no server."
+    ),
+    input_schema=s.obj(
+        {
+            "path_a": s.path("The first Markdown file (the old side)."),
+            "path_b": s.path("The second Markdown file (the new side)."),
+            "context_lines": s.integer(
+                "Unchanged lines shown around each change.", 0, MAX_CONTEXT_LINES, 3
+            ),
+        },
+        ["path_a", "path_b"],
+    ),
+    output_schema=s.out(
+        {
+            "diff": s.STRING,
+            "hunks": s.INTEGER,
+            "added": s.INTEGER,
+            "removed": s.INTEGER,
+            "path_a": s.STRING,
+            "path_b": s.STRING,
+        },
+        ["diff", "hunks", "added", "removed", "path_a", "path_b"],
+    ),
+    handler=diff_documents_tool,
+    read_only=True,
+    idempotent=True,
+)

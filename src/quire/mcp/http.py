@@ -1,0 +1,120 @@
+"""``/mcp`` in ``quire serve``: the same tools over Streamable HTTP, bound to the app in process.
+
+The tools reach the app through the app itself (httpx ``ASGITransport``), so they run the
+same client code as ``quire mcp``, past the same auth and limits. This module builds the
+endpoint; the web layer mounts it and runs its lifespan. It never imports the web layer.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from quire.client.connection import ServerLink
+from quire.core.server_info import ServerInfo
+from quire.core.state import sessions_folder
+from quire.mcp.context import Services
+from quire.mcp.roots import FolderGate
+from quire.mcp.server import build_server
+from quire.memory.sessions import SessionStore
+
+ENDPOINT_PATH = "/mcp"
+
+
+@dataclass(frozen=True)
+class McpEndpoint:
+    """The ``/mcp`` ASGI app and the lifespan it needs while the server runs."""
+
+    app: ASGIApp
+    running: Callable[[], AbstractAsyncContextManager[None]]
+
+
+class _BearerOnly:
+    """Lets a request through only with ``Authorization: Bearer <token>`` (constant time)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self._app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = Headers(scope=scope).get("authorization", "")
+            scheme, _, value = given.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                value.strip().encode(), self._token
+            ):
+                response = JSONResponse(
+                    {
+                        "error": {
+                            "type": "Unauthorized",
+                            "message": "The /mcp endpoint needs `Authorization: Bearer <token>` "
+                            "with the token in the server's server.json.",
+                        }
+                    },
+                    status_code=401,
+                    headers={"WWW-Authenticate": 'Bearer realm="quire"'},
+                )
+                await response(scope, receive, send)
+                return
+        await self._app(scope, receive, send)
+
+
+def mcp_endpoint(
+    *,
+    app: Callable[[], ASGIApp],
+    url: str,
+    token: str,
+    workspaces: Sequence[Path],
+    state: Path,
+    home: Path,
+    clock: Callable[[], int],
+) -> McpEndpoint:
+    """Build ``/mcp`` for a running server.
+
+    ``app`` returns the server's own ASGI app (called per request, so the endpoint can be
+    built before the app that mounts it); ``url`` and ``token`` are the server's, as in its
+    server.json. The tools may use the server's ``workspaces`` only: a remote client's roots
+    name folders on its own machine, so they are not asked for.
+    """
+
+    async def in_process(scope: Scope, receive: Receive, send: Send) -> None:
+        await app()(scope, receive, send)
+
+    link = ServerLink(
+        state=state,
+        fixed=ServerInfo(url=url, token=token, pid=os.getpid()),
+        transport=httpx.ASGITransport(app=in_process),
+    )
+    cwd = workspaces[0] if workspaces else home
+    services = Services(
+        link=link,
+        gate=FolderGate(allow=list(workspaces), use_roots=False, default_workspace=None),
+        sessions=SessionStore(sessions_folder(state), clock=clock, cwd=cwd, home=home),
+        cwd=cwd,
+        home=home,
+        clock=clock,
+    )
+    manager = StreamableHTTPSessionManager(app=build_server(services))
+
+    async def serve(scope: Scope, receive: Receive, send: Send) -> None:
+        await manager.handle_request(scope, receive, send)
+
+    @asynccontextmanager
+    async def running() -> AsyncIterator[None]:
+        async with manager.run():
+            try:
+                yield
+            finally:
+                await link.aclose()
+
+    return McpEndpoint(app=_BearerOnly(serve, token), running=running)

@@ -1,0 +1,236 @@
+"""The human review loop as tools: request_review and get_user_annotations.
+
+request_review registers a review with the server and waits for the person server-side (a
+long-poll, never blocking the connection's other requests); get_user_annotations reads the
+verdict and tasks from the server, or the tasks from disk when no server answers.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from quire.client.errors import ServerUnreachable, TokenRefused
+from quire.core.errors import InvalidArgument, QuireError
+from quire.core.views import REVIEW_TIMEOUT_MS, REVIEW_WAIT_MS, VERDICTS
+from quire.fs.safeio import read_document
+from quire.markdown.edits import check_request_size
+from quire.markdown.tasks import extract_tasks
+from quire.mcp import schemas as s
+from quire.mcp.context import ToolEnv, ToolSpec
+
+NEEDS_ONE = (
+    "request_review needs one of `path`, `content` or `review_id`: pass path to have the "
+    "person review a file, content for inline Markdown, or review_id to keep waiting on a "
+    "review an earlier call returned as pending."
+)
+
+
+def _check_combination(args: dict[str, Any]) -> None:
+    if not any(name in args for name in ("path", "content", "review_id")):
+        raise InvalidArgument(NEEDS_ONE, argument="path")
+    if "path" in args and "content" in args:
+        raise InvalidArgument(
+            "Pass either `path` or `content` to request_review, not both: a review is of a "
+            "file or of inline text.",
+            argument="content",
+        )
+
+
+async def request_review_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """Ask the person to review a file or inline text, and wait for the verdict."""
+    _check_combination(args)
+    path = None
+    if "path" in args:
+        path = str(await env.document_path(args["path"], "path", "review"))
+    content = args.get("content")
+    if content is not None:
+        check_request_size(content)
+    timeout_ms = args.get("timeout_ms")
+    wait_ms = int(args.get("wait_ms", REVIEW_WAIT_MS[2]))
+    blocking = bool(args.get("blocking", True))
+    api = await env.link.api()
+    review_id = args.get("review_id")
+    if review_id is None:
+        review_id = await api.request_review(
+            path=path, content=content, timeout_ms=timeout_ms, requested_by=env.client_name
+        )
+        if not blocking:
+            return {
+                "reviewId": review_id,
+                "status": "pending",
+                "message": (
+                    "The review is in the person's review panel. Call request_review with "
+                    "this review_id to wait for the verdict, or get_user_annotations with the "
+                    "path to read it later."
+                ),
+            }
+        return await api.wait_review(review_id, wait_ms)
+    if not blocking:
+        record = await api.review(review_id)
+        _check_resent(record, path=path, content=content, timeout_ms=timeout_ms)
+        return _from_record(record, env.services.clock())
+    return await api.resume_review(
+        review_id, wait_ms, path=path, content=content, timeout_ms=timeout_ms
+    )
+
+
+def _check_resent(
+    record: dict[str, Any], *, path: str | None, content: str | None, timeout_ms: int | None
+) -> None:
+    resent = (("path", path, "path"), ("content", content, "content"))
+    for argument, value, key in (*resent, ("timeout_ms", timeout_ms, "timeoutMs")):
+        if value is not None and record.get(key) != value:
+            raise InvalidArgument(
+                f"`{argument}` differs from what review {record.get('reviewId')} was requested "
+                f"with, and a review cannot change once requested. Leave `{argument}` out to "
+                "keep waiting on that review, or leave review_id out to request a new one.",
+                argument=argument,
+            )
+
+
+def _from_record(record: dict[str, Any], now_ms: int) -> dict[str, Any]:
+    review_id = record.get("reviewId")
+    status = record.get("status")
+    deadline = record.get("deadline")
+    if status == "pending":
+        if isinstance(deadline, int) and deadline <= now_ms:
+            return {"verdict": "timeout", "reviewId": review_id, "comments": None}
+        return {"status": "pending", "reviewId": review_id}
+    data: dict[str, Any] = {
+        "verdict": record.get("verdict"),
+        "reviewId": review_id,
+        "comments": record.get("comments"),
+    }
+    if record.get("late"):
+        data["late"] = True
+    if record.get("supersededBy"):
+        data["supersededBy"] = record["supersededBy"]
+    return data
+
+
+async def get_user_annotations_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
+    """The person's latest verdict on a file and its task checkboxes."""
+    path = await env.allowed_path(args["path"], "path", "read")
+    try:
+        api = await env.link.running()
+    except QuireError:
+        api = None
+    if api is None:
+        return await _from_disk(path, {"serverRunning": False, "note": _NO_SERVER_NOTE})
+    try:
+        return await api.annotations(str(path))
+    except TokenRefused as refused:
+        note = f"{refused} Meanwhile the tasks were read from the file on disk."
+        return await _from_disk(path, {"serverAuthFailed": True, "note": note})
+    except ServerUnreachable:
+        return await _from_disk(path, {"serverRunning": False, "note": _NO_SERVER_NOTE})
+
+
+_NO_SERVER_NOTE = (
+    "No Quire server is running, so the person's review verdicts (which the server keeps) "
+    "could not be read: verdict and comments are null. The tasks were read from the file on "
+    "disk. Call request_review (it starts the server) to ask the person for a verdict."
+)
+
+
+async def _from_disk(path: Path, extra: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = {"path": str(path), "verdict": None, "comments": None, "late": False}
+    try:
+        source = await anyio.to_thread.run_sync(read_document, path)
+        tasks = await anyio.to_thread.run_sync(partial(extract_tasks, source))
+        data["tasks"] = [{"line": t.line, "checked": t.checked, "text": t.text} for t in tasks]
+    except QuireError as exc:
+        data["tasks"] = []
+        data["tasksNote"] = f"{str(exc).rstrip()} Its tasks were not read."
+    return {**data, **extra}
+
+
+REQUEST_REVIEW = ToolSpec(
+    name="request_review",
+    title="Ask the person for a review",
+    description=(
+        "BLOCKING human sign-off. Shows a file (path) or inline Markdown (content) in the "
+        "person's review panel and waits, up to wait_ms per call, for Approve, Request "
+        "changes or Dismiss. Returns {verdict, reviewId, comments} (verdict approved, "
+        "changes_requested, dismissed, timeout once timeout_ms has passed, or superseded by "
+        "a newer review), or {status: pending, reviewId} when wait_ms ran out: call again "
+        "with review_id to keep waiting. blocking: false returns at once. Reviews survive a "
+        "server restart. Starts the server when none runs."
+    ),
+    input_schema=s.obj(
+        {
+            "path": s.path("The Markdown file for the person to review."),
+            "content": s.text("Inline Markdown for the person to review.", filled=True),
+            "blocking": s.boolean("Wait for the verdict (false returns at once).", True),
+            "timeout_ms": s.integer(
+                "How long the person has to decide, in milliseconds.",
+                REVIEW_TIMEOUT_MS[0],
+                REVIEW_TIMEOUT_MS[1],
+                REVIEW_TIMEOUT_MS[2],
+            ),
+            "wait_ms": s.integer(
+                "The most this call waits, in milliseconds.",
+                REVIEW_WAIT_MS[0],
+                REVIEW_WAIT_MS[1],
+                REVIEW_WAIT_MS[2],
+            ),
+            "review_id": s.text(
+                "Keep waiting on this review (from an earlier pending result).", filled=True
+            ),
+        }
+    ),
+    output_schema=s.out(
+        {
+            "verdict": {"type": "string", "enum": list(VERDICTS)},
+            "reviewId": s.STRING,
+            "comments": s.NULLABLE_STRING,
+            "status": {"type": "string", "enum": ["pending"]},
+            "late": s.BOOLEAN,
+            "supersededBy": s.STRING,
+            "stale": s.BOOLEAN,
+            "message": s.STRING,
+        },
+        ["reviewId"],
+    ),
+    handler=request_review_tool,
+)
+
+GET_USER_ANNOTATIONS = ToolSpec(
+    name="get_user_annotations",
+    title="Read the person's annotations",
+    description=(
+        "The person's latest review verdict and comments on a file (null when none was "
+        "requested; late, stale and supersededBy when they apply) and its task checkboxes "
+        "[{line, checked, text}], from the live text when the file is open. Works without a "
+        "server: the tasks are then read from the file on disk and note says why there is no "
+        "verdict."
+    ),
+    input_schema=s.obj({"path": s.path("The Markdown file.")}, ["path"]),
+    output_schema=s.out(
+        {
+            "path": s.STRING,
+            "verdict": {"type": ["string", "null"]},
+            "comments": s.NULLABLE_STRING,
+            "late": s.BOOLEAN,
+            "tasks": s.TASKS,
+            "tasksNote": s.STRING,
+            "reviewId": s.STRING,
+            "status": s.STRING,
+            "reviewedAt": s.INTEGER,
+            "supersededBy": s.STRING,
+            "stale": s.BOOLEAN,
+            "message": s.STRING,
+            "note": s.STRING,
+            "serverRunning": s.BOOLEAN,
+            "serverAuthFailed": s.BOOLEAN,
+        },
+        ["path", "verdict", "comments", "late", "tasks"],
+    ),
+    handler=get_user_annotations_tool,
+    read_only=True,
+    idempotent=True,
+)

@@ -1,0 +1,88 @@
+"""Builders for the JSON Schemas tools declare: one helper per kind of argument or result.
+
+Pure data; what the schemas mean at call time is ``arguments.py``'s job.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quire.mcp.arguments import BLANK_PATTERN
+
+Json = dict[str, Any]
+
+
+def obj(properties: Json, required: list[str] | None = None, *, closed: bool = True) -> Json:
+    """An object schema; ``closed`` refuses properties it does not declare."""
+    schema: Json = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def path(description: str) -> Json:
+    """A path argument: absolute, relative to the working directory, or starting with ``~/``."""
+    return {
+        "type": "string",
+        "minLength": 1,
+        "pattern": BLANK_PATTERN,
+        "description": description
+        + " Absolute, relative to the working directory, or starting with ~/.",
+    }
+
+
+def text(description: str, *, filled: bool = False, blank_ok: bool = False) -> Json:
+    """A string; ``filled`` refuses an empty one, and a blank one too unless ``blank_ok``."""
+    schema: Json = {"type": "string", "description": description}
+    if filled:
+        schema["minLength"] = 1
+        if not blank_ok:
+            schema["pattern"] = BLANK_PATTERN
+    return schema
+
+
+def boolean(description: str, default: bool | None = None) -> Json:
+    """A boolean, with its default when it has one."""
+    schema: Json = {"type": "boolean", "description": description}
+    if default is not None:
+        schema["default"] = default
+    return schema
+
+
+def integer(description: str, minimum: int, maximum: int, default: int | None = None) -> Json:
+    """A whole number from ``minimum`` to ``maximum``."""
+    schema: Json = {
+        "type": "integer",
+        "minimum": minimum,
+        "maximum": maximum,
+        "description": description,
+    }
+    if default is not None:
+        schema["default"] = default
+    return schema
+
+
+def enum(description: str, values: tuple[str, ...] | list[str]) -> Json:
+    """A string that must be one of ``values``."""
+    return {"type": "string", "enum": list(values), "description": description}
+
+
+def out(properties: Json, required: list[str]) -> Json:
+    """An output schema: an object with these properties (more may come in later versions)."""
+    return {"type": "object", "properties": properties, "required": required}
+
+
+STRING: Json = {"type": "string"}
+NULLABLE_STRING: Json = {"type": ["string", "null"]}
+INTEGER: Json = {"type": "integer"}
+BOOLEAN: Json = {"type": "boolean"}
+TASKS: Json = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"line": INTEGER, "checked": BOOLEAN, "text": STRING},
+        "required": ["line", "checked", "text"],
+    },
+}

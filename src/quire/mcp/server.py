@@ -1,0 +1,192 @@
+"""Builds Quire's MCP server (the SDK's low-level ``Server``) from the catalog, resources and
+prompts, with strict argument checking and tool errors as ``isError`` results.
+
+Transport-free: ``quire mcp`` runs it over stdio and ``quire serve`` over Streamable HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.shared.exceptions import MCPError
+
+from quire import __version__
+from quire.core.errors import EditRefused, QuireError
+from quire.mcp.arguments import check, closest, describe
+from quire.mcp.catalog import BY_NAME, NO_SERVER_TOOLS, listed_tools
+from quire.mcp.context import Services, ToolEnv, ToolOutput, ToolSpec
+from quire.mcp.prompts import get_prompt, listed_prompts
+from quire.mcp.resources import TEMPLATE, list_resources, read_resource
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "Quire shows Markdown documents to a person in a browser window and lets you work on them "
+    "together. Start with open_file: it shows a document to the person (starting the Quire "
+    "server in the background when none runs) and makes it the open document. Then use "
+    "get_current_content to read its live text, edit_document for exact, unique find/replace "
+    "edits (prefer it to set_content and replace_document, which rewrite everything), "
+    "present_document to show a finished result, and request_review for the person's "
+    "sign-off.\n\nThe review loop: request_review (path or content) puts the document in the "
+    "person's review panel and waits for Approve, Request changes or Dismiss. When it returns "
+    "{status: pending, reviewId}, call request_review again with review_id to keep waiting. "
+    "On changes_requested, apply the comments with edit_document and request a review again. "
+    "get_user_annotations reads the latest verdict and the task checkboxes later.\n\nWithout "
+    "a server these work from disk: " + ", ".join(NO_SERVER_TOOLS) + ".\n\nPaths may be "
+    "absolute, relative to the working directory, or start with ~/, and must lie in an "
+    "allowed folder (the server's workspaces, folders passed with --allow, and the client's "
+    "roots). Argument errors and tool failures come back as results with isError: read the "
+    "message, it names the next call to make."
+)
+
+
+def error_result(error: QuireError) -> types.CallToolResult:
+    """A tool failure as the model reads it: ``isError`` with the message (and match count)."""
+    structured = None
+    if isinstance(error, EditRefused) and error.match_count is not None:
+        structured = {"error": str(error), "matchCount": error.match_count}
+    return types.CallToolResult(
+        content=[types.TextContent(text=str(error))],
+        structured_content=structured,
+        is_error=True,
+    )
+
+
+def success_result(output: dict[str, Any] | ToolOutput) -> types.CallToolResult:
+    """A tool's answer: the structured content, and the same as JSON text."""
+    if isinstance(output, ToolOutput):
+        data, text = output.data, output.text
+    else:
+        data, text = output, None
+    if text is None:
+        text = json.dumps(data, ensure_ascii=False)
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
+
+
+def unknown_tool(name: str) -> MCPError:
+    """The protocol error for a tool name that is not in the catalog."""
+    guess = closest(name, list(BY_NAME))
+    hint = f" Did you mean {guess!r}?" if guess else ""
+    return MCPError(
+        code=types.INVALID_PARAMS,
+        message=f"Unknown tool {name[:100]!r}.{hint} Call tools/list for the tools Quire offers.",
+    )
+
+
+async def run_tool(tool: ToolSpec, env: ToolEnv, arguments: object) -> types.CallToolResult:
+    """Check the arguments, run the tool, and turn any failure into an ``isError`` result."""
+    try:
+        checked = check(tool.name, tool.input_schema, arguments)
+        return success_result(await tool.handler(env, checked))
+    except QuireError as error:
+        return error_result(error)
+    except Exception as error:  # a bug must still reach the model as words, not a hang
+        logger.exception("tool %s failed", tool.name)
+        return error_result(
+            QuireError(
+                f"{tool.name} failed unexpectedly ({type(error).__name__}: {error}). This is a "
+                "bug in Quire; retrying may not help. The details are in the MCP server's log."
+            )
+        )
+
+
+def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
+    """Quire's MCP server over ``services``; one instance may serve many connections."""
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed_tools())
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        tool = BY_NAME.get(params.name)
+        if tool is None:
+            raise unknown_tool(params.name)
+        return await run_tool(tool, ToolEnv(services, ctx.session), params.arguments)
+
+    async def on_list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return await list_resources(ToolEnv(services, ctx.session))
+
+    async def on_list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[TEMPLATE])
+
+    async def on_read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await read_resource(ToolEnv(services, ctx.session), params.uri)
+
+    async def on_list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=listed_prompts())
+
+    async def on_get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return await get_prompt(ToolEnv(services, ctx.session), params.name, params.arguments)
+
+    async def on_roots_changed(
+        ctx: ServerRequestContext[Any], params: types.NotificationParams
+    ) -> None:
+        services.gate.cache.changed()
+
+    server: Server[Any] = Server(
+        name,
+        version=__version__,
+        title="Quire",
+        instructions=INSTRUCTIONS,
+        get_tool_input_schema=_input_schema,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+        on_list_resources=on_list_resources,
+        on_list_resource_templates=on_list_templates,
+        on_read_resource=on_read_resource,
+        on_list_prompts=on_list_prompts,
+        on_get_prompt=on_get_prompt,
+    )
+    # Registered directly: the constructor's roots hook warns that roots are deprecated in the
+    # newest revision, but older clients (the ones that send roots) still use them.
+    server.add_notification_handler(
+        "notifications/roots/list_changed", types.NotificationParams, on_roots_changed
+    )
+    server.middleware.append(_arguments_not_an_object)
+    return server
+
+
+def _input_schema(name: str) -> Mapping[str, Any] | None:
+    tool = BY_NAME.get(name)
+    return None if tool is None else tool.input_schema
+
+
+async def _arguments_not_an_object(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """Answer ``tools/call`` whose arguments are not an object with an ``isError`` result.
+
+    The SDK would refuse it as malformed params before the tool is found; the model is
+    better served by a result that names the problem, like any other argument error.
+    """
+    params = ctx.params
+    if ctx.method == "tools/call" and isinstance(params, Mapping):
+        arguments = params.get("arguments")
+        name = params.get("name")
+        if arguments is not None and not isinstance(arguments, dict) and name in BY_NAME:
+            message = (
+                f"The arguments of {name} must be a JSON object mapping names to values, got "
+                f"{describe(arguments)}."
+            )
+            result = error_result(QuireError(message))
+            return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return await call_next(ctx)

@@ -1,0 +1,191 @@
+"""The HTTP client: requests it sends, and every kind of answer turned into the right error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from quire.client import api as api_module
+from quire.client.answers import NoSuchEndpoint
+from quire.client.api import QuireApi, probe_health
+from quire.client.errors import ServerFailed, ServerUnreachable, TokenRefused
+from quire.core.errors import EditRefused, FileMissing, InvalidArgument, NotOpen, ReviewNotFound
+from quire.core.server_info import ServerInfo
+
+pytestmark = pytest.mark.anyio
+
+INFO = ServerInfo(url="http://127.0.0.1:4747", token="t" * 64, pid=123)
+SERVER_FILE = Path("/state/server.json")
+
+
+def make_api(handler: Any, *, reload: Any = None, info: ServerInfo = INFO) -> QuireApi:
+    return QuireApi(
+        info, server_file=SERVER_FILE, transport=httpx.MockTransport(handler), reload=reload
+    )
+
+
+def error(status: int, kind: str, message: str, **extra: Any) -> httpx.Response:
+    return httpx.Response(status, json={"error": {"type": kind, "message": message, **extra}})
+
+
+async def test_requests_carry_the_token_and_json_bodies() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(
+            200, json={"opened": True, "path": "/w/a.md", "docId": "d", "view": "edit"}
+        )
+
+    api = make_api(handler)
+    opened = await api.open("/w/a.md", "edit", 3)
+    await api.aclose()
+    [request] = seen
+    assert request.headers["Authorization"] == f"Bearer {INFO.token}"
+    assert request.url == "http://127.0.0.1:4747/api/documents/open"
+    assert json.loads(request.content) == {"path": "/w/a.md", "mode": "edit", "line": 3}
+    assert (opened.path, opened.doc_id, opened.view) == ("/w/a.md", "d", "edit")
+
+
+@pytest.mark.parametrize(
+    ("response", "kind", "fragment"),
+    [
+        (
+            error(409, "EditRefused", "not unique (3 matches)", matchCount=3),
+            EditRefused,
+            "not unique",
+        ),
+        (error(409, "NotOpen", "No document is open."), NotOpen, "No document"),
+        (error(400, "InvalidArgument", "`limit` bad", argument="limit"), InvalidArgument, "limit"),
+        (error(404, "FileMissing", "gone"), FileMissing, "gone"),
+        (error(404, "ReviewNotFound", "no review r1"), ReviewNotFound, "r1"),
+        (error(404, "NotFound", "Nothing is served at /api/x."), NoSuchEndpoint, "older version"),
+        (error(500, "SomethingNew", "it broke"), ServerFailed, "it broke"),
+        (httpx.Response(502, text="<html>bad gateway</html>"), ServerFailed, "HTTP 502"),
+        (httpx.Response(200, text="not json"), ServerFailed, "not JSON"),
+        (httpx.Response(200, json=[1, 2]), ServerFailed, "not a JSON object"),
+        (httpx.Response(200, json={"path": 3}), ServerFailed, "no valid `path`"),
+    ],
+)
+async def test_each_answer_becomes_the_error_it_means(
+    response: httpx.Response, kind: type[Exception], fragment: str
+) -> None:
+    api = make_api(lambda request: response)
+    with pytest.raises(kind) as caught:
+        await api.present(None)
+    await api.aclose()
+    assert fragment in str(caught.value)
+    if isinstance(caught.value, EditRefused):
+        assert caught.value.match_count == 3
+    if isinstance(caught.value, InvalidArgument):
+        assert caught.value.argument == "limit"
+
+
+async def test_a_refused_token_gives_the_one_message_with_the_fix() -> None:
+    api = make_api(lambda request: httpx.Response(401, json={}))
+    with pytest.raises(TokenRefused) as caught:
+        await api.current()
+    await api.aclose()
+    message = str(caught.value)
+    assert "refused the token in /state/server.json (HTTP 401)" in message
+    assert "start it again" in message
+
+
+async def test_after_a_401_a_fresh_token_from_server_json_is_tried_once() -> None:
+    fresh = ServerInfo(url=INFO.url, token="n" * 64, pid=124)
+    tokens: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        tokens.append(request.headers["Authorization"])
+        if request.headers["Authorization"] != f"Bearer {fresh.token}":
+            return httpx.Response(401)
+        return httpx.Response(200, json={"path": None, "content": ""})
+
+    async def reload() -> ServerInfo:
+        return fresh
+
+    api = make_api(handler, reload=reload)
+    current = await api.current()
+    await api.aclose()
+    assert current.path is None
+    assert tokens == [f"Bearer {INFO.token}", f"Bearer {fresh.token}"]
+    assert api.info == fresh
+
+
+async def test_a_server_that_does_not_answer_is_unreachable() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused")
+
+    api = make_api(handler)
+    with pytest.raises(ServerUnreachable, match="does not answer"):
+        await api.current()
+    assert not await api.health()
+    await api.aclose()
+
+
+async def test_a_server_that_answers_too_slowly_may_still_finish() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("slow")
+
+    api = make_api(handler)
+    with pytest.raises(ServerFailed, match="may still finish"):
+        await api.edit("a", "b", save=False, path=None)
+    await api.aclose()
+
+
+async def test_an_oversized_answer_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api_module, "MAX_ANSWER_BYTES", 10)
+    api = make_api(lambda request: httpx.Response(200, content=b"x" * 11))
+    with pytest.raises(ServerFailed, match="more than 64 MiB"):
+        await api.current()
+    await api.aclose()
+
+
+async def test_all_files_follows_cursors_and_says_when_it_stops() -> None:
+    pages = {
+        None: {"files": [{"path": "/w/a.md", "workspace": "/w"}], "nextCursor": "c1", "total": 3},
+        "c1": {"files": [{"path": "/w/b.md", "workspace": "/w"}], "nextCursor": "c2", "total": 3},
+    }
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=pages[request.url.params.get("cursor")])
+
+    api = make_api(handler)
+    files, note = await api.all_files(cap=2)
+    await api.aclose()
+    assert [item.path for item in files] == ["/w/a.md", "/w/b.md"]
+    assert note == "Only the first 2 of the 3 workspace files were listed."
+
+
+async def test_workspaces_fall_back_to_the_listing_on_an_older_server() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/workspaces":
+            return error(404, "NotFound", "Nothing is served at /api/workspaces.")
+        return httpx.Response(
+            200, json={"files": [{"path": "/w/a.md", "workspace": "/w"}], "nextCursor": None}
+        )
+
+    api = make_api(handler)
+    assert await api.workspaces() == ["/w"]
+    await api.aclose()
+
+
+async def test_review_ids_are_escaped_into_one_path_segment() -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.raw_path.decode())
+        return httpx.Response(200, json={"status": "pending", "reviewId": "a/b"})
+
+    api = make_api(handler)
+    await api.wait_review("a/b?c", 1000)
+    await api.aclose()
+    assert seen == ["/api/reviews/a%2Fb%3Fc/wait?wait_ms=1000"]
+
+
+async def test_probe_health_is_false_when_nothing_listens() -> None:
+    assert not await probe_health(ServerInfo(url="http://127.0.0.1:9", token="t", pid=1))

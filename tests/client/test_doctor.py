@@ -1,0 +1,125 @@
+"""doctor's checks and repairs, with the environment and the program lookup injected."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from quire.client.discovery import Found
+from quire.client.doctor import (
+    check_programs,
+    check_server,
+    check_server_file,
+    check_state_folder,
+    run_checks,
+)
+from quire.core.server_info import ServerInfo, dumps
+from quire.services.app import open_services
+from quire.services.settings import Settings
+from quire.web.app import create_app
+from tests.web.live_server import live_server
+
+TOKEN = "a" * 64
+
+
+def nothing(name: str) -> str | None:
+    return None
+
+
+def test_a_missing_state_folder_is_created_owner_only_by_the_repair(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    check = check_state_folder(state)
+    assert check.status == "warn"
+    assert check.repair is not None
+    check.repair.apply()
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    assert check_state_folder(state).status == "ok"
+
+
+def test_an_open_state_folder_is_tightened(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    check = check_state_folder(tmp_path)
+    assert (check.status, check.fix) == ("warn", f"chmod 700 {tmp_path}")
+    assert check.repair is not None
+    check.repair.apply()
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o700
+
+
+def test_a_state_path_that_is_a_file_fails(tmp_path: Path) -> None:
+    path = tmp_path / "state"
+    path.write_text("x", encoding="utf-8")
+    assert check_state_folder(path).status == "fail"
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [("not json", "fail"), (dumps(ServerInfo("http://127.0.0.1:1", "t", 2**31 - 2)), "warn")],
+)
+def test_a_broken_or_stale_server_file_is_removed_by_the_repair(
+    tmp_path: Path, text: str, status: str
+) -> None:
+    (tmp_path / "server.json").write_text(text, encoding="utf-8")
+    check, found = check_server_file(tmp_path)
+    assert (check.status, found) == (status, None)
+    assert check.repair is not None
+    check.repair.apply()
+    assert not (tmp_path / "server.json").exists()
+
+
+def test_missing_programs_are_warnings_with_fixes() -> None:
+    checks = check_programs(nothing, {})
+    assert [(c.name, c.status) for c in checks] == [
+        ("git", "warn"),
+        ("browser", "warn"),
+        ("export engines", "warn"),
+    ]
+    assert all(c.fix for c in checks)
+    found = check_programs(lambda name: f"/usr/bin/{name}", {"BROWSER": "firefox"})
+    assert [c.status for c in found] == ["ok", "ok", "ok"]
+
+
+@pytest.mark.anyio
+async def test_a_running_server_with_its_token_is_checked_and_a_wrong_token_fails(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.md").write_text("x\n", encoding="utf-8")
+    settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=4747)
+    async with (
+        open_services(settings, token=TOKEN, clock=lambda: time.time_ns() // 1_000_000) as services,
+        live_server(create_app(services)) as port,
+    ):
+        url = f"http://127.0.0.1:{port}"
+        good = await check_server(Found(ServerInfo(url, TOKEN, os.getpid())), tmp_path / "s")
+        bad = await check_server(Found(ServerInfo(url, "b" * 64, os.getpid())), tmp_path / "s")
+        gone = await check_server(
+            Found(ServerInfo("http://127.0.0.1:9", TOKEN, os.getpid())), tmp_path / "s"
+        )
+    assert [(c.name, c.status) for c in good] == [
+        ("server", "ok"),
+        ("token", "ok"),
+        ("workspaces", "ok"),
+    ]
+    assert str(workspace) in good[2].detail
+    assert [(c.name, c.status) for c in bad] == [("server", "ok"), ("token", "fail")]
+    assert "refused the token" in bad[1].detail
+    assert [(c.name, c.status) for c in gone] == [("server", "fail")]
+
+
+@pytest.mark.anyio
+async def test_every_check_runs_in_order(tmp_path: Path) -> None:
+    checks = await run_checks(state=tmp_path, which=nothing, environ={})
+    assert [c.name for c in checks] == [
+        "state folder",
+        "conversation memory",
+        "server file",
+        "server",
+        "git",
+        "browser",
+        "export engines",
+    ]

@@ -1,0 +1,190 @@
+"""The edit tools against the real app in process."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp import Client
+from quire.core.limits import MAX_DOCUMENT_BYTES
+from tests.mcp.app_harness import app_harness
+from tests.mcp.harness import data_of, error_of
+
+pytestmark = pytest.mark.anyio
+
+NO_DOCUMENT = "No document is open in Quire; open one first (open_file)."
+
+
+async def test_an_edit_changes_the_live_text_and_save_writes_the_file(tmp_path: Path) -> None:
+    async with app_harness(tmp_path) as h:
+        plan = h.mcp.workspace / "plan.md"
+        plan.write_text("## Goals\n\nShip it.\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "plan.md"})
+            edited = data_of(
+                await client.call_tool(
+                    "edit_document", {"find": "## Goals", "replace": "## Objectives"}
+                )
+            )
+            live = data_of(await client.call_tool("get_current_content", {}))
+            assert plan.read_text(encoding="utf-8") == "## Goals\n\nShip it.\n"
+            data_of(
+                await client.call_tool(
+                    "edit_document",
+                    {
+                        "find": "Ship it.",
+                        "replace": "Ship it well.",
+                        "save": True,
+                        "path": "plan.md",
+                    },
+                )
+            )
+    assert edited == {"ok": True, "replaced": 1}
+    assert live["content"] == "## Objectives\n\nShip it.\n"
+    assert live["dirty"] is True
+    assert plan.read_text(encoding="utf-8") == "## Objectives\n\nShip it well.\n"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment", "count"),
+    [
+        ({"find": "missing", "replace": "x"}, "not found", 0),
+        ({"find": "a", "replace": "x"}, "not unique (3 matches)", 3),
+        ({"find": "a\r\nb", "replace": "x"}, "not found", 0),
+    ],
+)
+async def test_a_refused_edit_leaves_the_document_and_counts_matches(
+    tmp_path: Path, arguments: dict[str, Any], fragment: str, count: int
+) -> None:
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "d.md").write_text("a\na\na\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "d.md"})
+            result = await client.call_tool("edit_document", arguments)
+            live = data_of(await client.call_tool("get_current_content", {}))
+    assert fragment in error_of(result)
+    assert result.structured_content == {"error": error_of(result), "matchCount": count}
+    assert live["content"] == "a\na\na\n"
+
+
+async def test_a_path_that_is_not_the_open_document_is_refused(tmp_path: Path) -> None:
+    async with app_harness(tmp_path) as h:
+        for name in ("a.md", "b.md"):
+            (h.mcp.workspace / name).write_text("x\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "a.md"})
+            message = error_of(
+                await client.call_tool(
+                    "edit_document", {"find": "x", "replace": "y", "path": "b.md"}
+                )
+            )
+            live = data_of(await client.call_tool("get_current_content", {}))
+    assert "b.md" in message
+    assert live["content"] == "x\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_document", {"find": "x", "replace": "y"}),
+        ("stream_edit", {"find": "x", "replace": "y"}),
+        ("stream_edit_apply", {"find": "x", "replace": "y"}),
+        ("set_content", {"content": "new"}),
+        ("replace_document", {"content": "new"}),
+    ],
+)
+async def test_with_nothing_open_every_edit_tool_says_to_open_one(
+    tmp_path: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    async with app_harness(tmp_path) as h, Client(h.mcp.server) as client:
+        message = error_of(await client.call_tool(tool, arguments))
+    assert message == NO_DOCUMENT
+
+
+async def test_stream_edit_previews_every_candidate_and_apply_takes_one(tmp_path: Path) -> None:
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "d.md").write_text("x one\nx two\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "d.md"})
+            preview = data_of(await client.call_tool("stream_edit", {"find": "x", "replace": "y"}))
+            applied = data_of(
+                await client.call_tool(
+                    "stream_edit_apply",
+                    {"edit_id": preview["editId"], "find": "x", "replace": "y", "match_index": 1},
+                )
+            )
+            again = error_of(
+                await client.call_tool(
+                    "stream_edit_apply",
+                    {"edit_id": preview["editId"], "find": "x", "replace": "y", "match_index": 0},
+                )
+            )
+            live = data_of(await client.call_tool("get_current_content", {}))
+    assert preview["matchCount"] == 2
+    assert preview["applied"] is False
+    assert [c["matchIndex"] for c in preview["candidates"]] == [0, 1]
+    assert applied == {"ok": True, "replaced": 1, "matchIndex": 1}
+    assert "stream_edit again" in again
+    assert live["content"] == "x one\ny two\n"
+
+
+async def test_stream_edit_without_preview_applies_at_once(tmp_path: Path) -> None:
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "d.md").write_text("one\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "d.md"})
+            data = data_of(
+                await client.call_tool(
+                    "stream_edit", {"find": "one", "replace": "two", "preview": False}
+                )
+            )
+            live = data_of(await client.call_tool("get_current_content", {}))
+    assert (data["applied"], data["diff"], data["candidates"]) == (True, "", None)
+    assert live["content"] == "two\n"
+
+
+async def test_an_apply_past_the_last_occurrence_is_refused(tmp_path: Path) -> None:
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "d.md").write_text("x x\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "d.md"})
+            result = await client.call_tool(
+                "stream_edit_apply", {"find": "x", "replace": "y", "match_index": 5}
+            )
+    assert "out of bounds" in error_of(result) or "5" in error_of(result)
+    assert result.structured_content is not None
+    assert result.structured_content["matchCount"] == 2
+
+
+async def test_set_content_keeps_crlf_and_replace_document_is_the_same(tmp_path: Path) -> None:
+    async with app_harness(tmp_path) as h:
+        path = h.mcp.workspace / "w.md"
+        path.write_bytes(b"old\r\ntext\r\n")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "w.md"})
+            assert data_of(await client.call_tool("set_content", {"content": "new\nlines\n"})) == {
+                "ok": True
+            }
+            data_of(
+                await client.call_tool("replace_document", {"content": "final\n", "save": True})
+            )
+    assert path.read_bytes() == b"final\r\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("set_content", {"content": "x" * (MAX_DOCUMENT_BYTES + 1)}),
+        (
+            "edit_document",
+            {"find": "x" * (MAX_DOCUMENT_BYTES // 2), "replace": "y" * (MAX_DOCUMENT_BYTES // 2)},
+        ),
+        ("request_review", {"content": "a" + "\n" * (MAX_DOCUMENT_BYTES // 2)}),
+    ],
+)
+async def test_a_request_too_large_to_send_is_refused_before_it_is_sent(
+    tmp_path: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    async with app_harness(tmp_path) as h, Client(h.mcp.server) as client:
+        message = error_of(await client.call_tool(tool, arguments))
+    assert "too large to send" in message

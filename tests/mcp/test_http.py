@@ -1,0 +1,69 @@
+"""``/mcp`` over Streamable HTTP, bound to a real app in process, on a real socket."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import httpx2
+import pytest
+from mcp.client.streamable_http import streamable_http_client
+
+from mcp import Client
+from quire.services.app import open_services
+from quire.services.settings import Settings
+from quire.web.app import create_app
+from tests.mcp.harness import data_of, error_of
+from tests.web.live_server import live_server
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "0123456789abcdef" * 4
+
+
+def clock() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@asynccontextmanager
+async def served(tmp_path: Path) -> AsyncIterator[str]:
+    """The Quire app, which mounts /mcp itself, on a real socket; yields the base URL."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.md").write_text("# A\n\nalpha\n", encoding="utf-8")
+    settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=4747)
+    async with open_services(settings, token=TOKEN, clock=clock) as services:
+        quire_app = create_app(services)
+        async with quire_app.router.lifespan_context(quire_app), live_server(quire_app) as port:
+            yield f"http://127.0.0.1:{port}"
+
+
+async def test_the_tools_answer_over_streamable_http(tmp_path: Path) -> None:
+    async with served(tmp_path) as base:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
+        async with http, Client(streamable_http_client(base + "/mcp", http_client=http)) as client:
+            tools = (await client.list_tools()).tools
+            opened = data_of(await client.call_tool("open_file", {"path": "a.md"}))
+            found = data_of(await client.call_tool("search_vault", {"query": "ALPHA"}))
+            refused = error_of(await client.call_tool("export_text", {"path": "/etc/hosts.md"}))
+            typo = error_of(await client.call_tool("list_recent", {"limt": 3}))
+    assert len(tools) == 19
+    assert opened["path"] == str(tmp_path / "ws" / "a.md")
+    assert [hit["title"] for hit in found["results"]] == ["A"]
+    assert "not inside an allowed folder" in refused
+    assert "Did you mean `limit`?" in typo
+
+
+@pytest.mark.parametrize("header", [None, "Bearer wrong", "Basic " + TOKEN])
+async def test_mcp_needs_the_bearer_token(tmp_path: Path, header: str | None) -> None:
+    async with served(tmp_path) as base:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if header is not None:
+            headers["Authorization"] = header
+        async with httpx.AsyncClient() as http:
+            response = await http.post(base + "/mcp", headers=headers, content=b"{}")
+    assert response.status_code == 401
+    assert "Bearer" in response.json()["error"]["message"]
