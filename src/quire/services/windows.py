@@ -110,6 +110,11 @@ class Windows:
         self._clock = clock
         self._single_user = single_user
         self._locks: dict[str, anyio.Lock] = {}
+        # Every change to a window goes through this class, so its state is cached in memory
+        # and forgotten on each change; the version stops a read that started before a change
+        # from caching what it read.
+        self._states: dict[str, WindowState] = {}
+        self._versions: dict[str, int] = {}
 
     async def open(
         self,
@@ -287,10 +292,21 @@ class Windows:
         return await self._announce(user)
 
     async def state(self, user: str) -> WindowState:
-        """The user's window as stored."""
+        """The user's window as stored (cached between changes)."""
+        cached = self._states.get(user)
+        if cached is not None:
+            return cached
+        version = self._versions.get(user, 0)
         async with self._db.session() as session:
             window = await store.load_window(session, user)
-        return _state(window)
+        state = _state(window)
+        if self._versions.get(user, 0) == version:
+            self._states[user] = state
+        return state
+
+    def _forget(self, user: str) -> None:
+        self._versions[user] = self._versions.get(user, 0) + 1
+        self._states.pop(user, None)
 
     async def recent(self, user: str, limit: int = RECENT_LIMIT[2]) -> list[RecentDocument]:
         """The user's recently opened documents, newest first; ``limit`` is 1 to 200."""
@@ -316,6 +332,7 @@ class Windows:
         return resolved
 
     async def _announce(self, user: str) -> WindowState:
+        self._forget(user)
         state = await self.state(user)
         self._bus.publish(user, Event("window", window_data(state)))
         return state
