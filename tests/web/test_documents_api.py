@@ -13,8 +13,9 @@ import pytest
 
 from quire.core.views import OWNER, document_id
 from quire.db.engine import Database
-from quire.services.app import AppServices
+from quire.services.app import AppServices, open_services
 from quire.services.settings import Settings
+from quire.web.app import create_app
 from tests.support.world import World, open_world, world_services
 from tests.web.conftest import AUTH, TOKEN
 
@@ -449,3 +450,22 @@ async def test_a_repeated_or_unknown_query_parameter_is_refused(
     assert "more than once" in error(response, 400, "InvalidArgument")["message"]
     response = await client.get("/api/files?page=2", headers=AUTH)
     assert "not a parameter" in error(response, 400, "InvalidArgument")["message"]
+
+
+async def test_the_workspaces_endpoint_names_the_served_folders(tmp_path: Path) -> None:
+    first, second = tmp_path / "notes", tmp_path / "plans"
+    first.mkdir()
+    second.mkdir()
+    settings = Settings(workspaces=(first, second), state_dir=tmp_path / "state", port=4747)
+    token = "f" * 64
+    async with open_services(settings, token=token, clock=lambda: 1) as services:
+        transport = httpx.ASGITransport(app=create_app(services))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:4747") as c:
+            answer = await c.get("/api/workspaces", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "workspaces": [
+            {"path": str(first.resolve()), "name": "notes"},
+            {"path": str(second.resolve()), "name": "plans"},
+        ]
+    }

@@ -78,6 +78,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/api/files", "The workspaces' Markdown files, a page at a time", "window",
               query=(Query("cursor", "string", "The nextCursor of the previous page."),
                      Query("limit", "integer", "1 to 1,000, default 100."))),
+    Operation("GET", "/api/workspaces", "The folders this server serves", "window"),
     Operation("POST", "/api/reviews", "Request a review", "reviews", reviews.RequestBody),
     Operation("GET", "/api/reviews/active", "The review in the panel", "reviews"),
     Operation("GET", "/api/reviews/{review_id}", "A review's record", "reviews"),

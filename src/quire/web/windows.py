@@ -107,6 +107,14 @@ async def recent(request: Request) -> JSONResponse:
     )
 
 
+async def workspaces(request: Request) -> JSONResponse:
+    """The folders this server serves: `{workspaces: [{path, name}]}`, in the order given."""
+    folders = services_of(request).workspaces.folders
+    return JSONResponse(
+        {"workspaces": [{"path": str(folder), "name": folder.name} for folder in folders]}
+    )
+
+
 async def files(request: Request) -> JSONResponse:
     """One page of the Markdown documents in the workspaces: `{files: [{path, workspace,
     relPath, mtimeMs, size}], nextCursor, total, truncated, note?}`. Pass the page's
@@ -151,4 +159,5 @@ routes: list[BaseRoute] = [
     Route("/api/window/close", close_tab, methods=["POST"]),
     Route("/api/recent", recent, methods=["GET"]),
     Route("/api/files", files, methods=["GET"]),
+    Route("/api/workspaces", workspaces, methods=["GET"]),
 ]
