@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from bench import markdown
+from bench import markdown, mcp, server
 
-SUITES = {"markdown": markdown.run}
+SUITES = {"markdown": markdown.run, "server": server.run, "mcp": mcp.run}
 
 
 def main(argv: list[str]) -> int:

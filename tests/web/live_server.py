@@ -30,7 +30,7 @@ class _TestServer(uvicorn.Server):
 @contextlib.asynccontextmanager
 async def live_server(app: ASGIApp) -> AsyncIterator[int]:
     """Serve ``app`` on 127.0.0.1 on a free port; yields the port, stops the server after."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.bind(("127.0.0.1", 0))
     port: int = listener.getsockname()[1]
     started = anyio.Event()
