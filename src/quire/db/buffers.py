@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.db.models import Buffer, BufferUpdate
@@ -86,16 +86,18 @@ async def append_updates(
     session: AsyncSession, doc_id: str, updates: Sequence[bytes], *, dirty: bool, now_ms: int
 ) -> None:
     """Append ``updates`` (oldest first) to the buffer ``doc_id``; ``dirty`` marks it as holding
-    unsaved edits (it never clears the mark: only a reset does)."""
+    unsaved edits (it never clears the mark: only a reset does). The buffer row is written only
+    to set the mark, so the common append is a single insert."""
     if not updates:
         return
-    session.add_all(
-        BufferUpdate(doc_id=doc_id, update=update, created_at_ms=now_ms) for update in updates
+    await session.execute(
+        insert(BufferUpdate),
+        [{"doc_id": doc_id, "update": item, "created_at_ms": now_ms} for item in updates],
     )
-    values: dict[str, object] = {"updated_at_ms": now_ms}
     if dirty:
-        values["dirty"] = True
-    await session.execute(update(Buffer).where(Buffer.doc_id == doc_id).values(**values))
+        await session.execute(
+            update(Buffer).where(Buffer.doc_id == doc_id).values(dirty=True, updated_at_ms=now_ms)
+        )
 
 
 async def set_base_hash(session: AsyncSession, doc_id: str, base_hash: str, *, now_ms: int) -> None:

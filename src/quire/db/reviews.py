@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.core.views import Decision, ReviewStatus, Verdict
@@ -72,16 +72,18 @@ async def get_review(session: AsyncSession, review_id: str) -> StoredReview | No
 async def save_outcome(session: AsyncSession, review: StoredReview) -> None:
     """Write a review's outcome fields (status, verdict, comments, decision time, late,
     superseded_by); the request fields never change."""
-    row = await session.get(Review, review.id)
-    if row is None:
-        return
-    row.status = review.status
-    row.verdict = review.verdict
-    row.comments = review.comments
-    row.decided_at_ms = review.decided_at_ms
-    row.late = review.late
-    row.superseded_by = review.superseded_by
-    await session.flush()
+    await session.execute(
+        update(Review)
+        .where(Review.id == review.id)
+        .values(
+            status=review.status,
+            verdict=review.verdict,
+            comments=review.comments,
+            decided_at_ms=review.decided_at_ms,
+            late=review.late,
+            superseded_by=review.superseded_by,
+        )
+    )
 
 
 async def pending_reviews(session: AsyncSession, user_id: str) -> list[StoredReview]:

@@ -49,6 +49,7 @@ class BufferJournal:
         """The hash of the file text the buffer rests on (loaded or last saved)."""
         self.dirty = dirty
         """Whether the buffer holds edits the file does not have."""
+        self._stored_dirty = dirty
 
     @property
     def lock(self) -> anyio.Lock:
@@ -72,16 +73,19 @@ class BufferJournal:
             return
         batch, dirty = self._pending, self._pending_dirty
         self._pending, self._pending_dirty = [], False
+        # The row's dirty mark is written once, when it turns on, not with every update.
+        mark = dirty and not self._stored_dirty
         try:
             async with self._db.session() as session, session.begin():
                 await buffers.append_updates(
-                    session, self._doc_id, batch, dirty=dirty, now_ms=self._clock()
+                    session, self._doc_id, batch, dirty=mark, now_ms=self._clock()
                 )
         except BaseException:
             # Put them back in front of anything recorded meanwhile, so nothing is lost.
             self._pending[:0] = batch
             self._pending_dirty = self._pending_dirty or dirty
             raise
+        self._stored_dirty = self._stored_dirty or mark
 
     async def reset_locked(self, ydoc: Doc[Text], content: Text, base_text: str) -> None:
         """Store ``ydoc`` as one snapshot resting on ``base_text`` (the file's text); the
@@ -110,6 +114,7 @@ class BufferJournal:
             self._pending_dirty = self._pending_dirty or drained_dirty
             raise
         self.base_hash = base_hash
+        self._stored_dirty = dirty
         self.dirty = dirty or self._pending_dirty
 
     async def rebase(self, base_text: str) -> None:

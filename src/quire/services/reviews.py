@@ -78,6 +78,8 @@ class Reviews:
         self._lock = anyio.Lock()
         self._wakeups: dict[str, anyio.Event] = {}
         self._listeners: dict[str, int] = {}
+        self._outcomes: dict[str, StoredReview] = {}
+        """The ended review that woke each waited-on id, kept while someone listens."""
         self._sequence = itertools.count()
 
     async def request(
@@ -181,7 +183,8 @@ class Reviews:
                 if now >= wait_ends:
                     return StillPending(review.id)
                 await self._until(wakeup, min(wait_ends, review.deadline_ms) - now)
-                review = await self._settled(user, review_id)
+                # The review that woke us is handed over, sparing a read on the wake-up path.
+                review = self._outcomes.get(review_id) or await self._settled(user, review_id)
         return await self._ended(review)
 
     async def decide(
@@ -340,12 +343,16 @@ class Reviews:
             left = self._listeners.pop(review_id) - 1
             if left:
                 self._listeners[review_id] = left
-            elif self._wakeups.get(review_id) is wakeup:
-                del self._wakeups[review_id]
+            else:
+                self._outcomes.pop(review_id, None)
+                if self._wakeups.get(review_id) is wakeup:
+                    del self._wakeups[review_id]
 
     def _announce(self, user: str, action: str, review: StoredReview) -> None:
         wakeup = self._wakeups.pop(review.id, None)
         if wakeup is not None:
+            if review.status != "pending":
+                self._outcomes[review.id] = review
             wakeup.set()
         self._bus.publish(user, Event("review", {"action": action, "review": review_data(review)}))
 
