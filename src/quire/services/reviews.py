@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.core.errors import InvalidArgument, QuireError, ReviewNotFound, ReviewRefused
 from quire.core.views import (
@@ -203,8 +204,9 @@ class Reviews:
             )
         if comments is not None:
             _check_storable(comments, "comments")
-        async with self._lock:
-            review = await self._load(user, review_id)
+        # One transaction reads and writes the review: the person is waiting on the click.
+        async with self._lock, self._db.session() as session, session.begin():
+            review = await self._load(user, review_id, session)
             if review.status == "decided":
                 raise ReviewRefused(
                     f"The review {review.id} was already decided ({review.verdict}); a verdict "
@@ -219,8 +221,7 @@ class Reviews:
                 decided_at_ms=now,
                 late=review.status != "pending" or now >= review.deadline_ms,
             )
-            async with self._db.session() as session, session.begin():
-                await store.save_outcome(session, decided)
+            await store.save_outcome(session, decided)
         self._announce(user, "decided", decided)
         return decided
 
@@ -284,7 +285,9 @@ class Reviews:
             return await self._documents.text(doc_id)
         return await anyio.to_thread.run_sync(read_document, path)
 
-    async def _load(self, user: str, review_id: str) -> StoredReview:
+    async def _load(
+        self, user: str, review_id: str, session: AsyncSession | None = None
+    ) -> StoredReview:
         if not isinstance(review_id, str) or not review_id.strip():
             raise InvalidArgument(
                 "`review_id` must not be empty: pass the reviewId a review request returned.",
@@ -292,8 +295,11 @@ class Reviews:
             )
         review = None
         if _REVIEW_ID.fullmatch(review_id):
-            async with self._db.session() as session:
+            if session is not None:
                 review = await store.get_review(session, review_id)
+            else:
+                async with self._db.session() as own:
+                    review = await store.get_review(own, review_id)
         if review is None or review.user_id != user:
             raise ReviewNotFound(
                 f"No review has the id '{review_id}'. It was never requested here, or it is no "
