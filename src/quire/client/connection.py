@@ -13,7 +13,7 @@ import httpx
 
 from quire.client.api import QuireApi
 from quire.client.autostart import NoStarter, Starter
-from quire.client.discovery import Found, discover, server_file
+from quire.client.discovery import Found, discover, is_process_alive, server_file
 from quire.client.errors import ServerUnreachable
 from quire.core.server_info import ServerInfo
 
@@ -23,8 +23,9 @@ class ServerLink:
 
     With ``fixed`` (``--server URL``, or the app itself when ``/mcp`` runs in process) that
     server is always the one, and nothing is started. Otherwise ``state``'s server.json is
-    read on each call, so a server that restarted is found again, and ``starter`` starts one
-    when none runs.
+    checked on each call, so a server that restarted is found again, and ``starter`` starts one
+    when none runs. The file is read again only when it changed (its inode, size or mtime) or
+    its server's process is gone: every tool call pays a stat, not a read in a thread.
     """
 
     def __init__(
@@ -47,6 +48,7 @@ class ServerLink:
         self._lock = anyio.Lock()
         self.started: ServerInfo | None = None
         """The server this link started, if it started one."""
+        self._seen: tuple[tuple[int, int, int], ServerInfo] | None = None
 
     @property
     def state(self) -> Path:
@@ -76,9 +78,18 @@ class ServerLink:
         """The API of the running server, or None when none runs (nothing is started)."""
         if self._fixed is not None:
             return self._api_for(self._fixed)
+        stamp = _stamp(self.server_file)
+        if (
+            self._seen is not None
+            and stamp == self._seen[0]
+            and is_process_alive(self._seen[1].pid)
+        ):
+            return self._api_for(self._seen[1])
         discovered = await anyio.to_thread.run_sync(discover, self._state)
         if isinstance(discovered, Found):
+            self._seen = None if stamp is None else (stamp, discovered.info)
             return self._api_for(discovered.info)
+        self._seen = None
         return None
 
     async def require_running(self, advice: str) -> QuireApi:
@@ -112,3 +123,12 @@ class ServerLink:
             return None
         discovered = await anyio.to_thread.run_sync(discover, self._state)
         return discovered.info if isinstance(discovered, Found) else None
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """Identity of the file at ``path`` as it is now (inode, size, mtime), or None."""
+    try:
+        status = path.lstat()
+    except OSError:
+        return None
+    return (status.st_ino, status.st_size, status.st_mtime_ns)
