@@ -24,13 +24,12 @@ from quire.core.views import OWNER
 from quire.mcp.http import ENDPOINT_PATH, mcp_endpoint
 from quire.services.app import AppServices
 from quire.services.server_file import server_file
-from quire.web import documents, events, reviews, sync, windows
+from quire.web import documents, events, preview, reviews, static_files, sync, windows
 from quire.web.auth import AuthMiddleware, HostOriginMiddleware, Sessions
 from quire.web.errors import http_error_handler, internal_error_handler, quire_error_handler
 from quire.web.limits import BodyLimitMiddleware
 from quire.web.login import login_response
 from quire.web.openapi import OPENAPI_PATH, openapi_endpoint
-from quire.web.pages import home_page
 
 
 def how_to_sign_in(services: AppServices) -> str:
@@ -58,7 +57,7 @@ def create_app(services: AppServices) -> Starlette:
             return login_response(
                 request, token=services.token, user=OWNER, sessions=sessions, how_to_sign_in=advice
             )
-        return home_page(services.workspaces.folders)
+        return static_files.index_page(request)
 
     settings = services.settings
     holder: list[Starlette] = []
@@ -86,6 +85,8 @@ def create_app(services: AppServices) -> Starlette:
         *documents.routes,
         *windows.routes,
         *reviews.routes,
+        *preview.routes,
+        *static_files.routes,
         *events.routes,
         *sync.routes,
         Route(ENDPOINT_PATH, mcp.app, methods=["GET", "POST", "DELETE"], name="mcp"),

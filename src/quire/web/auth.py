@@ -113,7 +113,7 @@ class AuthMiddleware:
             return
         if scope["type"] == "websocket":
             await _close_websocket(receive, send, WS_UNAUTHORIZED, "sign in first", accept=True)
-        elif scope["path"] == LOGIN_PATH:
+        elif scope["path"] in (LOGIN_PATH, "/open"):
             await sign_in_needed_page(self.how_to_sign_in)(scope, receive, send)
         else:
             message = f"This request needs Quire's token. {self.how_to_sign_in}"

@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from quire import __version__
-from quire.web import documents, reviews, windows
+from quire.web import documents, preview, reviews, windows
 from quire.web.auth import SESSION_COOKIE
 
 OPENAPI_PATH = "/api/openapi.json"
@@ -66,6 +66,14 @@ OPERATIONS: tuple[Operation, ...] = (
               documents.ContentBody),
     Operation("POST", "/api/documents/save", "Save the open document", "documents",
               documents.SaveBody),
+    Operation("GET", "/api/documents/render", "The Read view's HTML of an open document",
+              "documents", query=(Query("docId", "string", "The open tab's docId.", True),)),
+    Operation("GET", "/api/documents/state", "Unsaved edits and conflict of an open document",
+              "documents", query=(Query("docId", "string", "The open tab's docId.", True),)),
+    Operation("POST", "/api/documents/toggle-task", "Tick or clear a task checkbox",
+              "documents", preview.ToggleTaskBody),
+    Operation("POST", "/api/documents/resolve-conflict", "Keep your text or the file's",
+              "documents", preview.ResolveConflictBody),
     Operation("GET", "/api/window", "The window state", "window"),
     Operation("POST", "/api/window/present", "Present a document", "window", windows.PresentBody),
     Operation("POST", "/api/window/leave-present", "Leave present mode", "window",

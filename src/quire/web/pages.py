@@ -5,9 +5,7 @@ Static text with escaped values only; the real user interface arrives with the w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from html import escape
-from pathlib import Path
 
 from starlette.responses import HTMLResponse
 
@@ -42,19 +40,6 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
         f"<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
     )
     return HTMLResponse(html, status_code=status, headers=PAGE_HEADERS)
-
-
-def home_page(workspaces: Sequence[Path]) -> HTMLResponse:
-    """The placeholder home page: Quire is running, and which folders it serves."""
-    items = "\n".join(f"<li><code>{escape(str(folder))}</code></li>" for folder in workspaces)
-    return _page(
-        "Quire",
-        "<h1>Quire is running</h1>\n"
-        "<p>The server is up and you are signed in. The web interface arrives with its own "
-        "release; until then, agents and the command line use the API "
-        "(described at <code>/api/openapi.json</code>).</p>\n"
-        f"<p>Workspaces served:</p>\n<ul>\n{items}\n</ul>",
-    )
 
 
 def sign_in_needed_page(how_to_sign_in: str) -> HTMLResponse:

@@ -1,0 +1,145 @@
+// The window: sidebar, tabs, the open document, status bar, and the panels over them.
+// Keyboard first: Ctrl/Cmd+K commands, Ctrl/Cmd+B activity, Ctrl/Cmd+S save, Escape leaves
+// present mode.
+
+import { useEffect } from "preact/hooks";
+import { onUnauthorized } from "../api";
+import { keepLive } from "../collab";
+import { EventChannel } from "../events";
+import {
+  activeTab,
+  boot,
+  connection,
+  drawerOpen,
+  handleEvent,
+  leavePresent,
+  paletteOpen,
+  presenting,
+  resync,
+  review,
+  save,
+  setView,
+  signedOut,
+  sidebarOpen,
+  unseenActivity,
+  windowLoaded,
+} from "../state";
+import { ActivityDrawer } from "./ActivityDrawer";
+import { CommandPalette } from "./CommandPalette";
+import { DocumentPane, loadEditor } from "./DocumentPane";
+import { ReviewPanel } from "./ReviewPanel";
+import { Sidebar } from "./Sidebar";
+import { StatusBar } from "./StatusBar";
+import { TabBar } from "./TabBar";
+import { Toasts } from "./Toasts";
+import { Welcome } from "./Welcome";
+
+function onKey(event: KeyboardEvent): void {
+  const mod = event.ctrlKey || event.metaKey;
+  const key = event.key.toLowerCase();
+  if (mod && !event.altKey && key === "k") {
+    event.preventDefault();
+    paletteOpen.value = !paletteOpen.value;
+  } else if (mod && !event.altKey && key === "b") {
+    event.preventDefault();
+    drawerOpen.value = !drawerOpen.value;
+    unseenActivity.value = 0;
+  } else if (mod && !event.altKey && key === "s") {
+    event.preventDefault();
+    void save();
+  } else if (mod && !event.altKey && key === "e") {
+    const tab = activeTab.value;
+    if (!tab) return;
+    event.preventDefault();
+    void setView(tab.docId, tab.view === "read" ? "edit" : "read");
+  } else if (mod && key === "\\") {
+    event.preventDefault();
+    sidebarOpen.value = !sidebarOpen.value;
+  } else if (key === "escape" && !event.defaultPrevented) {
+    if (paletteOpen.value) paletteOpen.value = false;
+    else if (presenting.value) void leavePresent();
+    else if (drawerOpen.value) drawerOpen.value = false;
+  }
+}
+
+function SignedOut() {
+  return (
+    <div class="signed-out">
+      <div class="signed-out-card">
+        <h1>Log in to Quire</h1>
+        <p>
+          This browser has no session with the server. Open the link <code>quire serve</code> printed when it started
+          (it ends in <code>/?token=…</code>), or find it in <code>server.json</code> in Quire's state folder.
+        </p>
+      </div>
+    </div>
+  );
+}
+
+function PresentHint() {
+  return (
+    <div class="present-hint" aria-live="polite">
+      Presenting · press <kbd>Esc</kbd> to leave
+    </div>
+  );
+}
+
+export function App() {
+  useEffect(() => {
+    onUnauthorized(() => (signedOut.value = true));
+    const channel = new EventChannel(handleEvent, (state) => {
+      const wasOffline = connection.peek() === "offline";
+      connection.value = state;
+      if (state === "online" && wasOffline) resync();
+    });
+    channel.start();
+    // A server restart forgets browser sessions: stop knocking until the person signs in again.
+    const stopOnSignOut = signedOut.subscribe((out) => {
+      if (!out) return;
+      channel.stop();
+      keepLive([]);
+    });
+    boot();
+    // Fetch the editor once the window is idle, so switching to Edit is instant.
+    const idle = window.setTimeout(() => void loadEditor(), 1500);
+    window.addEventListener("keydown", onKey, { capture: true });
+    return () => {
+      channel.stop();
+      stopOnSignOut();
+      window.clearTimeout(idle);
+      window.removeEventListener("keydown", onKey, { capture: true });
+    };
+  }, []);
+
+  if (signedOut.value) return <SignedOut />;
+  const tab = activeTab.value;
+  const isPresenting = presenting.value;
+  const classes = [
+    "app",
+    isPresenting ? "is-presenting" : "",
+    sidebarOpen.value && !isPresenting ? "with-sidebar" : "",
+    review.value && !isPresenting ? "with-review" : "",
+  ];
+  return (
+    <div class={classes.join(" ")}>
+      {isPresenting ? null : <Sidebar />}
+      <main class="main">
+        {isPresenting ? <PresentHint key={tab?.docId} /> : <TabBar />}
+        {tab ? (
+          <DocumentPane key={tab.docId} tab={tab} presenting={isPresenting} />
+        ) : windowLoaded.value ? (
+          <Welcome />
+        ) : (
+          <div class="loading-doc">
+            <span class="spinner" /> Loading…
+          </div>
+        )}
+        {isPresenting ? null : <StatusBar />}
+      </main>
+      <ReviewPanel />
+      {isPresenting ? null : <ActivityDrawer />}
+      <CommandPalette />
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,304 @@
+// The Read view: the server's rendering of the live text (the same renderer as the exports),
+// refreshed as the document changes. Only the blocks that changed are replaced, so diagrams
+// and the scroll position stay put; Mermaid and KaTeX are fetched only when a document has them.
+
+import { useSignal } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
+import { api, type Rendered, type TabInfo } from "../api";
+import { liveDocument } from "../collab";
+import { metrics } from "../metrics";
+import { isMarkdown, resolveLink } from "../paths";
+import { blockOfLine, lineOfBlock, onLeave, rememberedLine, rememberLine, topBlock } from "../scroll";
+import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask } from "../state";
+
+const sources = new WeakMap<Node, string>();
+const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
+const FLASH_MS = 2600;
+
+function keyOf(node: Node): string {
+  const known = sources.get(node);
+  if (known !== undefined) return known;
+  return node instanceof Element ? node.outerHTML : (node.textContent ?? "");
+}
+
+/** Replace the children of `container` that differ from `html`; returns the new elements. */
+function morph(container: HTMLElement, html: string): Element[] {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  const fresh = [...template.content.childNodes].filter(
+    (node) => node.nodeType !== Node.TEXT_NODE || (node.textContent ?? "").trim() !== "",
+  );
+  const freshKeys = fresh.map(keyOf);
+  const old = [...container.childNodes];
+  let head = 0;
+  while (head < old.length && head < fresh.length && keyOf(old[head]!) === freshKeys[head]) head++;
+  let tail = 0;
+  while (
+    tail < old.length - head &&
+    tail < fresh.length - head &&
+    keyOf(old[old.length - 1 - tail]!) === freshKeys[fresh.length - 1 - tail]
+  ) {
+    tail++;
+  }
+  const anchor = old[old.length - tail] ?? null;
+  for (const node of old.slice(head, old.length - tail)) node.remove();
+  const inserted: Element[] = [];
+  fresh.slice(head, fresh.length - tail).forEach((node, index) => {
+    sources.set(node, freshKeys[head + index]!);
+    container.insertBefore(node, anchor);
+    if (node instanceof Element) inserted.push(node);
+  });
+  return inserted;
+}
+
+function prepare(nodes: Element[]): void {
+  for (const node of nodes) {
+    for (const box of node.querySelectorAll<HTMLInputElement>("input.task-list-item-checkbox")) {
+      box.disabled = false;
+      box.setAttribute("aria-label", box.checked ? "Done: click to mark not done" : "Not done: click to mark done");
+    }
+    for (const link of node.querySelectorAll<HTMLAnchorElement>("a[href]")) {
+      const href = link.getAttribute("href") ?? "";
+      if (/^[a-z][a-z0-9+.-]*:/i.test(href)) {
+        link.target = "_blank";
+        link.rel = "noopener noreferrer";
+      }
+    }
+  }
+}
+
+async function finish(container: HTMLElement, rendered: Rendered, redraw = false): Promise<void> {
+  const jobs: Promise<void>[] = [];
+  if (rendered.has_math && container.querySelector(".math:not([data-typeset])")) {
+    jobs.push(import("../render/math").then((module) => module.typeset(container)));
+  }
+  if (rendered.has_mermaid && (redraw || container.querySelector("pre.mermaid:not([data-drawn])"))) {
+    jobs.push(import("../render/mermaid").then((module) => module.drawDiagrams(container, darkQuery.matches, redraw)));
+  }
+  await Promise.all(jobs);
+}
+
+function flash(nodes: Element[], author: string): void {
+  for (const node of nodes) {
+    if (!(node instanceof HTMLElement)) continue;
+    node.classList.add("agent-flash");
+    node.dataset.agent = author;
+    window.setTimeout(() => {
+      node.classList.remove("agent-flash");
+      delete node.dataset.agent;
+    }, FLASH_MS);
+  }
+}
+
+function takePending(docId: string): number | undefined {
+  const line = pendingLines.peek()[docId];
+  if (line !== undefined) {
+    const rest = { ...pendingLines.peek() };
+    delete rest[docId];
+    pendingLines.value = rest;
+  }
+  return line;
+}
+
+export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolean }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  const state = useSignal<"loading" | "ready" | "error">("loading");
+  const problem = useSignal("");
+  const live = liveDocument(tab.docId);
+
+  /** Scroll so source `line` is at the top; `mark` highlights the block briefly. */
+  const goToLine = async (line: number, mark: boolean) => {
+    const container = content.current;
+    const box = scroller.current;
+    if (!container || !box) return;
+    await Promise.race([live.whenSynced(), new Promise((resolve) => window.setTimeout(resolve, 1500))]);
+    const source = live.text.toString();
+    const block = blockOfLine(container, source, line);
+    if (block) {
+      box.scrollTop += block.getBoundingClientRect().top - box.getBoundingClientRect().top - 24;
+      if (mark) flash([block], "");
+    } else {
+      const total = Math.max(1, source.split("\n").length);
+      box.scrollTop = ((line - 1) / total) * box.scrollHeight;
+    }
+  };
+
+  // A line asked for while this view is already showing (search, an agent's open).
+  useEffect(() => {
+    if (state.value !== "ready" || pendingLines.value[tab.docId] === undefined) return;
+    const line = takePending(tab.docId);
+    if (line) void goToLine(line, true);
+  }, [pendingLines.value[tab.docId], state.value]);
+
+  useEffect(() => {
+    let cancelled = false;
+    let busy = false;
+    let again = false;
+    let timer: number | undefined;
+    let first = true;
+    let latest: Rendered | null = null;
+    let lastInserted: { nodes: Element[]; at: number } | null = null;
+    let flashedEdit = agentEdits.peek()[tab.docId]?.at ?? 0;
+    const started = performance.now();
+
+    const restorePlace = async () => {
+      const pending = takePending(tab.docId);
+      const line = pending ?? rememberedLine(tab.docId);
+      if (line && line > 1) await goToLine(line, pending !== undefined);
+    };
+
+    const load = async () => {
+      if (busy) {
+        again = true;
+        return;
+      }
+      busy = true;
+      try {
+        const rendered = await api.render(tab.docId);
+        if (cancelled || !content.current) return;
+        latest = rendered;
+        if (typeof rendered.dirty === "boolean") markDirty(tab.docId, rendered.dirty);
+        const inserted = morph(content.current, rendered.html);
+        prepare(inserted);
+        state.value = "ready";
+        if (first) {
+          first = false;
+          metrics.firstRender("read", tab.docId, performance.now() - started);
+          await restorePlace();
+        } else if (inserted.length > 0) {
+          lastInserted = { nodes: inserted, at: Date.now() };
+          const edit = agentEdits.peek()[tab.docId];
+          if (edit && Date.now() - edit.at < 3000 && edit.at > flashedEdit) {
+            flashedEdit = edit.at;
+            flash(inserted, edit.author);
+            lastInserted = null;
+          }
+        }
+        await finish(content.current, rendered);
+      } catch (error) {
+        if (cancelled) return;
+        state.value = "error";
+        problem.value = error instanceof Error ? error.message : String(error);
+      } finally {
+        busy = false;
+        if (again && !cancelled) {
+          again = false;
+          schedule(0);
+        }
+      }
+    };
+
+    // Render at once when idle; changes that arrive during a render are coalesced into one.
+    const schedule = (delay = 0) => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => void load(), delay);
+    };
+
+    void load();
+    let seen = live.version.peek();
+    const stopText = live.version.subscribe((version) => {
+      if (version !== seen) {
+        seen = version;
+        schedule();
+      }
+    });
+    const stopEdits = agentEdits.subscribe((edits) => {
+      const edit = edits[tab.docId];
+      if (!edit || edit.at <= flashedEdit) return;
+      if (lastInserted && Date.now() - lastInserted.at < 1500) {
+        flashedEdit = edit.at;
+        flash(lastInserted.nodes, edit.author);
+        lastInserted = null;
+      }
+    });
+    const onTheme = () => {
+      if (latest?.has_mermaid && content.current) void finish(content.current, latest, true);
+    };
+    darkQuery.addEventListener("change", onTheme);
+    return () => {
+      cancelled = true;
+      window.clearTimeout(timer);
+      stopText();
+      stopEdits();
+      darkQuery.removeEventListener("change", onTheme);
+    };
+  }, [tab.docId]);
+
+  useEffect(() => {
+    // Captured now: Preact clears refs before running this effect's cleanup.
+    const box = scroller.current;
+    const container = content.current;
+    if (!box || !container) return;
+    let timer: number | undefined;
+    const record = () => {
+      if (state.peek() !== "ready" || !box.isConnected) return;
+      if (box.scrollTop < 4) {
+        rememberLine(tab.docId, 1);
+        return;
+      }
+      const source = live.text.toString();
+      const total = Math.max(1, source.split("\n").length);
+      const estimate = Math.round((box.scrollTop / Math.max(1, box.scrollHeight)) * total) + 1;
+      const block = topBlock(box, container);
+      rememberLine(tab.docId, block ? lineOfBlock(source, block, estimate) : estimate);
+    };
+    const onScroll = () => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(record, 100);
+    };
+    box.addEventListener("scroll", onScroll, { passive: true });
+    const release = onLeave(record);
+    return () => {
+      window.clearTimeout(timer);
+      release();
+      box.removeEventListener("scroll", onScroll);
+    };
+  }, [tab.docId]);
+
+  const onClick = (event: MouseEvent) => {
+    const target = event.target as HTMLElement;
+    if (target instanceof HTMLInputElement && target.classList.contains("task-list-item-checkbox")) {
+      const line = Number(target.dataset.line);
+      const checked = target.checked;
+      target.disabled = true;
+      void toggleTask(tab.docId, line, checked).then((ok) => {
+        target.disabled = false;
+        if (!ok) target.checked = !checked;
+      });
+      return;
+    }
+    const link = target.closest("a[href]");
+    if (!link) return;
+    const href = link.getAttribute("href") ?? "";
+    if (/^[a-z][a-z0-9+.-]*:/i.test(href)) return;
+    event.preventDefault();
+    if (href.startsWith("#")) {
+      const id = decodeURIComponent(href.slice(1));
+      const element = id ? content.current?.querySelector(`[id="${CSS.escape(id)}"]`) : null;
+      element?.scrollIntoView({ block: "start", behavior: "smooth" });
+      return;
+    }
+    const resolved = resolveLink(tab.path, href);
+    if (!resolved) return;
+    if (isMarkdown(resolved.path)) void openPath(resolved.path);
+    else toast(`Quire opens Markdown documents only; “${href}” is not one.`);
+  };
+
+  return (
+    <div class={`read-scroller ${presenting ? "presenting" : ""}`} ref={scroller} data-view="read">
+      {state.value === "loading" ? (
+        <div class="loading-doc">
+          <span class="spinner" /> Rendering…
+        </div>
+      ) : null}
+      {state.value === "error" ? (
+        <div class="doc-error" role="alert">
+          <strong>This document could not be rendered.</strong>
+          <p>{problem.value}</p>
+        </div>
+      ) : null}
+      <article class="markdown-body read-content" ref={content} onClick={onClick} />
+    </div>
+  );
+}

@@ -1,0 +1,10 @@
+// Entry point of Quire's browser UI.
+
+import { render } from "preact";
+import { App } from "./components/App";
+import "./metrics";
+import "./styles/base.css";
+import "./styles/app.css";
+import "./styles/document.css";
+
+render(<App />, document.getElementById("app")!);
