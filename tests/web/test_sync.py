@@ -26,6 +26,7 @@ from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from bench.yjs_client import WebSocketChannel
 from quire.db.engine import Database
 from quire.services.documents import LiveDocuments
 from quire.services.events import EventBus
@@ -40,35 +41,6 @@ TASKS = 50
 
 def clock() -> int:
     return 1_700_000_000_000
-
-
-class Channel:
-    """pycrdt's Channel over a websockets client connection."""
-
-    def __init__(self, websocket: ClientConnection, path: str) -> None:
-        self._websocket = websocket
-        self._path = path
-
-    @property
-    def path(self) -> str:
-        return self._path
-
-    def __aiter__(self) -> Channel:
-        return self
-
-    async def __anext__(self) -> bytes:
-        try:
-            return await self.recv()
-        except ConnectionClosed:
-            raise StopAsyncIteration from None
-
-    async def send(self, message: bytes) -> None:
-        await self._websocket.send(message)
-
-    async def recv(self) -> bytes:
-        message = await self._websocket.recv()
-        assert isinstance(message, bytes)
-        return message
 
 
 @pytest.fixture
@@ -117,7 +89,7 @@ async def editor(url: str, doc: Doc[Text] | None = None) -> AsyncIterator[Doc[Te
     ydoc: Doc[Text] = Doc() if doc is None else doc
     async with (
         connect(url, max_size=None) as websocket,
-        Provider(ydoc, Channel(websocket, url)) as provider,
+        Provider(ydoc, WebSocketChannel(websocket, url)) as provider,
     ):
         with anyio.fail_after(10):
             await provider.synced.wait()
