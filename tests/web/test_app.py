@@ -1,4 +1,3 @@
-
 import anyio
 import httpx
 import pytest
