@@ -1,17 +1,37 @@
-"""The ``quire`` command group and its entry point."""
+"""The ``quire`` command group and its entry point.
+
+Commands are imported when they run (see ``lazy.py``), so a hook or ``quire open`` starts fast.
+"""
 
 from __future__ import annotations
 
 import click
 
 from quire import __version__
-from quire.cli.doctor import doctor_command
-from quire.cli.documents import COMMANDS as DOCUMENT_COMMANDS
-from quire.cli.mcp import mcp_command
-from quire.cli.serve import serve_command
+from quire.cli.lazy import LazyGroup
+
+COMMANDS = {
+    "chat": "quire.cli.chat:chat_command",
+    "connect": "quire.cli.connect:connect_command",
+    "diff": "quire.cli.documents:diff_command",
+    "doctor": "quire.cli.doctor:doctor_command",
+    "hook": "quire.cli.hook:hook_group",
+    "mcp": "quire.cli.mcp:mcp_command",
+    "meta": "quire.cli.documents:meta_command",
+    "open": "quire.cli.open:open_command",
+    "render": "quire.cli.documents:render_command",
+    "serve": "quire.cli.serve:serve_command",
+    "tasks": "quire.cli.documents:tasks_command",
+    "text": "quire.cli.documents:text_command",
+}
+"""Each command's name and where it lives, as ``module:attribute``."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(
     __version__, "-V", "--version", prog_name="quire", message="%(prog)s %(version)s"
 )
@@ -21,13 +41,6 @@ def cli() -> None:
     Read, analyse and compare Markdown files from a shell; every command that reads a file
     takes only Markdown documents that are not dotfiles, of at most 16 MiB, in UTF-8.
     """
-
-
-for _command in DOCUMENT_COMMANDS:
-    cli.add_command(_command)
-cli.add_command(serve_command)
-cli.add_command(mcp_command)
-cli.add_command(doctor_command)
 
 
 def main() -> None:

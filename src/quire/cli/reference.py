@@ -25,9 +25,9 @@ def _walk(command: click.Command, name: str, parent: click.Context | None) -> li
     context = click.Context(command, parent=parent, info_name=name, **settings)
     found = [(context.command_path, command.get_help(context))]
     if isinstance(command, click.Group):
-        for sub_name in sorted(command.commands):
-            sub = command.commands[sub_name]
-            if not sub.hidden:
+        for sub_name in command.list_commands(context):
+            sub = command.get_command(context, sub_name)
+            if sub is not None and not sub.hidden:
                 found.extend(_walk(sub, sub_name, context))
     return found
 

@@ -18,7 +18,6 @@ import socket
 import sys
 import threading
 import time
-import webbrowser
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
@@ -26,6 +25,7 @@ from types import FrameType
 import click
 import uvicorn
 
+from quire.cli.browser import graphical_browser
 from quire.cli.output import reports_errors
 from quire.core.errors import InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
@@ -43,7 +43,6 @@ GRACEFUL_SHUTDOWN_S = 5
 """How long a shutdown waits for requests in flight (a long review wait, say)."""
 _LOG_HANDLER_NAME = "quire-stderr"
 _SECRET = re.compile(r"(token=)[^&\s\"']+", re.IGNORECASE)
-_CONSOLE_BROWSERS = frozenset({"www-browser", "links", "elinks", "lynx", "w3m"})
 
 
 def wall_clock_ms() -> int:
@@ -271,15 +270,8 @@ def open_in_browser(url: str, environ: Mapping[str, str]) -> bool:
     server logs to. On Linux and the BSDs a graphical session (DISPLAY or WAYLAND_DISPLAY)
     is needed.
     """
-    graphical = sys.platform in ("darwin", "win32") or bool(
-        environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
-    )
-    try:
-        browser = webbrowser.get()
-    except webbrowser.Error:
-        browser = None
-    name = Path(getattr(browser, "name", "")).name
-    if browser is None or not graphical or name in _CONSOLE_BROWSERS:
+    browser = graphical_browser(environ)
+    if browser is None:
         logger.info("No graphical browser found; open the URL printed above to sign in.")
         return False
     threading.Thread(target=browser.open, args=(url,), name="open-browser", daemon=True).start()

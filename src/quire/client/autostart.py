@@ -1,8 +1,8 @@
 """Starting a local server when a tool needs one and none runs: ``quire serve`` in the background.
 
-Spawns the server detached (its own session, no browser, the default workspace: the working
-directory) and waits, bounded, until its server.json names a live process that answers
-``/health``. It never talks to the API beyond that probe.
+Spawns the server detached (its own session, no browser; the folders it is given, else its
+default workspace, the working directory) and waits, bounded, until its server.json names a
+live process that answers ``/health``. It never talks to the API beyond that probe.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class SubprocessStarter:
         self._environ = dict(environ)
         self._probe = probe or probe_health
         self._timeout = timeout
-        self._command = list(command or _serve_command())
+        self._command = list(command or serve_command())
 
     async def start(self) -> ServerInfo:
         """Spawn the server and wait (at most ``timeout``) until it answers."""
@@ -155,5 +155,6 @@ class SubprocessStarter:
         )
 
 
-def _serve_command() -> list[str]:
-    return [sys.executable, "-m", "quire.cli.main", "serve", "--no-browser"]
+def serve_command(folders: Sequence[Path] = ()) -> list[str]:
+    """The command line of a background ``quire serve`` for ``folders`` (none: its defaults)."""
+    return [sys.executable, "-m", "quire.cli.main", "serve", "--no-browser", *map(str, folders)]

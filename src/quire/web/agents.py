@@ -1,0 +1,88 @@
+"""HTTP routes of the Connect page (Settings → Agents): which agents are installed and what
+they run, connecting one, and installing or removing Quire's hooks.
+
+Thin: parse the request, call ``services.agents`` off the event loop (it runs the agents'
+commands and writes their settings files), render JSON. The home folder is the server's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from quire.services.agents import roster
+from quire.services.agents.machine import Machine, machine_for
+from quire.services.agents.overview import overview, overview_data
+from quire.services.agents.results import AgentNotDetected, Outcome
+from quire.web.arguments import StrictBody, query_args, read_body
+from quire.web.errors import error_response
+
+
+class HookBody(StrictBody):
+    chat: bool = False
+    remove: bool = False
+
+
+class ConnectBody(StrictBody):
+    pass
+
+
+def _machine() -> Machine:
+    return machine_for(os.environ, Path.home(), sys.argv[0], sys.executable, Path.cwd())
+
+
+def _outcome(outcome: Outcome) -> JSONResponse:
+    return JSONResponse({"ok": outcome.ok, "message": outcome.message})
+
+
+async def list_agents(request: Request) -> JSONResponse:
+    """The agents Quire connects and the hooks: `{agents: [{id, name, detected, state, detail,
+    command}], hook: {installed, chatInstalled, command, detail}}`. `state` is connected (runs
+    this Quire), other (kept: another program, or a file Quire will not change), stale (its
+    program is gone) or absent; `command` is what `quire connect <id> --print` shows. Asks
+    each installed agent, so it may take a few seconds."""
+    query_args(request, ())
+    machine = await anyio.to_thread.run_sync(_machine)
+    found = await anyio.to_thread.run_sync(overview, machine)
+    return JSONResponse(overview_data(found))
+
+
+async def connect_agent(request: Request) -> Response:
+    """Register this Quire's MCP server with the agent `agent_id` (claude-code, codex or
+    cursor), as `quire connect <id>` does: `{ok, message}`, where ok is false when the agent
+    is not connected afterwards (another registration was kept, or its command failed).
+    Answers 409 AgentNotDetected when the agent is not installed here."""
+    agent_id = request.path_params["agent_id"]
+    await read_body(request, ConnectBody)
+    chosen = roster.agent(agent_id)
+    machine = await anyio.to_thread.run_sync(_machine)
+    try:
+        outcome = await anyio.to_thread.run_sync(roster.connect, chosen.id, machine)
+    except AgentNotDetected as missing:
+        return error_response(409, "AgentNotDetected", missing.message)
+    return _outcome(outcome)
+
+
+async def change_hooks(request: Request) -> JSONResponse:
+    """Install the auto-open hook in ~/.claude/settings.json (with `chat`, the keep-alive Stop
+    hooks too), or with `remove` take Quire's entries out, as `quire connect hook` does:
+    `{ok, message}`."""
+    body = await read_body(request, HookBody)
+    machine = await anyio.to_thread.run_sync(_machine)
+    outcome = await anyio.to_thread.run_sync(
+        lambda: roster.change_hooks(machine, chat=body.chat, remove=body.remove)
+    )
+    return _outcome(outcome)
+
+
+routes: list[BaseRoute] = [
+    Route("/api/agents", list_agents, methods=["GET"]),
+    Route("/api/agents/hook", change_hooks, methods=["POST"]),
+    Route("/api/agents/{agent_id}/connect", connect_agent, methods=["POST"]),
+]
