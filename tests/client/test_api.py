@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.abc
 import httpx
 import pytest
 
@@ -189,3 +191,102 @@ async def test_review_ids_are_escaped_into_one_path_segment() -> None:
 
 async def test_probe_health_is_false_when_nothing_listens() -> None:
     assert not await probe_health(ServerInfo(url="http://127.0.0.1:9", token="t", pid=1))
+
+
+@pytest.mark.parametrize(
+    ("agent", "header"),
+    [
+        ("claude-code", "claude-code"),
+        ("Ünïcödé ✓", "%C3%9Cn%C3%AFc%C3%B6d%C3%A9%20%E2%9C%93"),
+        ("evil\u202ename\n", "evilname"),
+        (None, None),
+        ("\0\u200b", None),
+    ],
+)
+async def test_a_view_for_an_agent_names_it_on_every_request(
+    agent: str | None, header: str | None
+) -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"ok": True, "replaced": 1})
+
+    api = make_api(handler)
+    await api.as_agent(agent).edit("a", "b", save=False, path=None)
+    await api.edit("a", "b", save=False, path=None)
+    await api.aclose()
+    assert seen[0].headers.get("X-Quire-Agent") == header
+    assert "X-Quire-Agent" not in seen[1].headers
+
+
+async def test_views_share_the_token_a_401_refreshed() -> None:
+    fresh = ServerInfo(url=INFO.url, token="n" * 64, pid=124)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.headers["Authorization"] != f"Bearer {fresh.token}":
+            return httpx.Response(401)
+        return httpx.Response(200, json={"path": None, "content": ""})
+
+    async def reload() -> ServerInfo:
+        return fresh
+
+    api = make_api(handler, reload=reload)
+    view = api.as_agent("test-agent")
+    await view.current()
+    await api.aclose()
+    assert api.info == view.info == fresh
+
+
+async def test_a_request_body_holding_a_lone_surrogate_goes_escaped_for_the_server_to_judge() -> (
+    None
+):
+    bodies: list[bytes] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(request.content)
+        return httpx.Response(200, json={"ok": True})
+
+    api = make_api(handler)
+    await api.set_content("é\ud800", save=False)
+    await api.set_content("é ✓", save=False)
+    await api.aclose()
+    assert json.loads(bodies[0]) == {"content": "é\ud800", "save": False}
+    assert bodies[1] == '{"content":"é ✓","save":false}'.encode()
+
+
+async def test_without_a_transport_an_http_server_is_reached_over_kept_alive_sockets() -> None:
+    requests: list[bytes] = []
+
+    async def serve(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            buffer = b""
+            while True:
+                while b"\r\n\r\n" not in buffer:
+                    try:
+                        buffer += await stream.receive()
+                    except anyio.EndOfStream:
+                        return
+                head, _, buffer = buffer.partition(b"\r\n\r\n")
+                requests.append(head)
+                body = b'{"path": "/w/a.md", "content": "# A\\n", "docId": "d", "dirty": false}'
+                await stream.send(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+                )
+
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    info = ServerInfo(url=f"http://127.0.0.1:{port}", token="t" * 64, pid=1)
+    async with listener, anyio.create_task_group() as group:
+        group.start_soon(listener.serve, serve)
+        api = QuireApi(info, server_file=SERVER_FILE).as_agent("test-agent")
+        first = await api.current()
+        second = await api.current()
+        await api.aclose()
+        group.cancel_scope.cancel()
+    assert first == second
+    assert (first.path, first.content, first.dirty) == ("/w/a.md", "# A\n", False)
+    assert len(requests) == 2
+    assert requests[0].startswith(b"GET /api/documents/current HTTP/1.1\r\n")
+    assert b"\r\nX-Quire-Agent: test-agent" in requests[0]
+    assert f"\r\nHost: 127.0.0.1:{port}".encode() in requests[0]

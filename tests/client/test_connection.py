@@ -95,6 +95,22 @@ async def test_calls_that_need_a_server_at_once_start_only_one(tmp_path: Path) -
     assert link.started == found[0]
 
 
+async def test_a_link_acting_for_an_agent_shares_the_server_it_started(tmp_path: Path) -> None:
+    starter = CountingStarter(tmp_path)
+    starter.release.set()
+    link = ServerLink(state=tmp_path, starter=starter)
+    agent = link.for_agent("test-agent")
+    started = await agent.api()
+    again = await link.for_agent("other").api()
+    plain = await link.running()
+    await link.aclose()
+    assert starter.starts == 1
+    assert link.started == agent.started == started.info
+    assert (agent.agent, link.agent) == ("test-agent", None)
+    assert plain is not None and plain.info == again.info == started.info
+    assert (agent.state, agent.server_file) == (link.state, link.server_file)
+
+
 async def test_a_link_without_a_starter_explains_how_to_start_one(tmp_path: Path) -> None:
     link = ServerLink(state=tmp_path)
     assert await link.running() is None

@@ -13,6 +13,7 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp import Client
+from quire.mcp.catalog import TOOLS
 from quire.services.app import open_services
 from quire.services.settings import Settings
 from quire.web.app import create_app
@@ -50,7 +51,7 @@ async def test_the_tools_answer_over_streamable_http(tmp_path: Path) -> None:
             found = data_of(await client.call_tool("search_vault", {"query": "ALPHA"}))
             refused = error_of(await client.call_tool("export_text", {"path": "/etc/hosts.md"}))
             typo = error_of(await client.call_tool("list_recent", {"limt": 3}))
-    assert len(tools) == 19
+    assert len(tools) == len(TOOLS)
     assert opened["path"] == str(tmp_path / "ws" / "a.md")
     assert [hit["title"] for hit in found["results"]] == ["A"]
     assert "not inside an allowed folder" in refused

@@ -9,6 +9,7 @@ import pytest
 
 from mcp import Client
 from quire.client.api import QuireApi
+from quire.mcp.catalog import TOOLS
 from tests.mcp.app_harness import app_harness
 from tests.mcp.harness import data_of, error_of
 
@@ -47,7 +48,7 @@ async def test_a_waiting_review_returns_the_verdict_and_pings_answer_meanwhile(
                 await client.session.send_ping()
                 tools = await client.list_tools()
             assert not results, "the ping must answer while the review still waits"
-            assert len(tools.tools) == 19
+            assert len(tools.tools) == len(TOOLS)
             await h.person.decide(review["reviewId"], "changes_requested", "Add a risk list.")
     data = data_of(results[0])
     assert data == {
@@ -144,7 +145,11 @@ async def test_annotations_come_from_the_server_with_the_verdict(tmp_path: Path)
 
 @pytest.mark.parametrize(
     ("name", "stored"),
-    [("claude-code", "claude-code"), ("bad\0name\n" + "x" * 300, "badname" + "x" * 73)],
+    [
+        ("claude-code", "claude-code"),
+        ("bad\0name\n" + "x" * 300, "badname " + "x" * 52),
+        ("\u202e\u200b", "agent"),
+    ],
 )
 async def test_the_review_names_the_client_that_asked(
     tmp_path: Path, name: str, stored: str

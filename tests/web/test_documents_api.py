@@ -69,7 +69,19 @@ async def test_open_answers_the_opened_document(client: httpx.AsyncClient, world
         "path": str(path),
         "docId": document_id(path),
         "view": "edit",
+        "browserConnected": False,
     }
+
+
+async def test_open_says_whether_a_browser_window_listens_for_the_users_events(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    path = world.write("plan.md")
+    async with world.bus.subscribe(OWNER):
+        response = await post(client, "/api/documents/open", {"path": str(path)})
+    assert response.json()["browserConnected"] is True
+    response = await post(client, "/api/documents/open", {"path": str(path)})
+    assert response.json()["browserConnected"] is False
 
 
 async def test_the_api_needs_the_token(client: httpx.AsyncClient, world: World) -> None:
@@ -468,4 +480,27 @@ async def test_the_workspaces_endpoint_names_the_served_folders(tmp_path: Path) 
             {"path": str(first.resolve()), "name": "notes"},
             {"path": str(second.resolve()), "name": "plans"},
         ]
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '# Ünïcödé ✓ 𝄞 — \u2028 "quotes" \\ back\\slash\t\x01\n',
+        "</script><!-- \u00a0\u200b\ufeff -->\r\n",
+        "# Big\n\n" + "- a line of the plan\n" * 60_000,
+    ],
+    ids=["unicode", "markup", "large"],
+)
+async def test_the_live_text_comes_back_exactly_as_json(
+    client: httpx.AsyncClient, world: World, text: str
+) -> None:
+    path = await open_doc(client, world, text=text)
+    response = await get(client, "/api/documents/current")
+    assert response.headers["content-type"] == "application/json"
+    assert json.loads(response.content) == {
+        "path": str(path),
+        "content": text,
+        "docId": document_id(path),
+        "dirty": False,
     }

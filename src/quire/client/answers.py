@@ -9,8 +9,9 @@ import json
 from typing import Any
 
 import httpx
+import pydantic_core
 
-from quire.client.errors import ServerFailed
+from quire.client.errors import ServerFailed, ServerInterrupted
 from quire.core import errors
 
 
@@ -32,6 +33,12 @@ def decode_answer(payload: bytes, url: str) -> Any:
     """The decoded JSON of an answer (None when empty); ServerFailed when it is not JSON."""
     if not payload:
         return None
+    try:
+        # Several times faster than json.loads on a large document; json.loads still takes
+        # what it refuses (an escaped lone surrogate), so nothing valid is lost.
+        return pydantic_core.from_json(payload)
+    except ValueError:
+        pass
     try:
         return json.loads(payload)
     except ValueError:
@@ -57,7 +64,10 @@ def error_from_answer(status: int, payload: bytes, url: str) -> errors.QuireErro
         )
     if not isinstance(error, dict) or not isinstance(error.get("message"), str):
         text = payload[:200].decode("utf-8", "replace").strip()
-        return ServerFailed(
+        unexplained = (
+            ServerInterrupted if status >= httpx.codes.INTERNAL_SERVER_ERROR else ServerFailed
+        )
+        return unexplained(
             f"The Quire server at {url} failed with HTTP {status}"
             + (f": {text}" if text else ".")
             + " Retry once; if it fails again, check the server's log."

@@ -1,12 +1,14 @@
 """The typed HTTP client of the server's API: one method per endpoint, errors as QuireErrors.
 
-Sends requests through an httpx transport (a socket, or the app in process) and turns the
-server's JSON error bodies back into the exception they came from; it never finds or starts
-a server (``connection.py`` does) and holds no tool logic.
+Sends requests over a wire (kept-alive sockets to an ``http://`` server, or an httpx transport:
+the app in process, HTTPS) and turns the server's JSON error bodies back into the exception
+they came from; it never finds or starts a server (``connection.py`` does) and holds no tool
+logic.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+import pydantic_core
 
 from quire.client import payloads
 from quire.client.answers import NoSuchEndpoint, decode_answer, error_from_answer
@@ -24,6 +27,16 @@ from quire.client.errors import (
     token_refused_message,
 )
 from quire.client.payloads import CurrentDocument, FilePage, Opened, RecentDocument, StreamPreview
+from quire.client.wire import (
+    AnswerTooLarge,
+    HttpxWire,
+    SocketWire,
+    WireBroken,
+    WireTimeout,
+    query_string,
+    skip_missing_sniffio,
+)
+from quire.core.agents import AGENT_HEADER, agent_header_value
 from quire.core.server_info import ServerInfo
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -37,8 +50,30 @@ Reload = Callable[[], Awaitable[ServerInfo | None]]
 """Reads server.json again after a 401: a restarted server wrote a new token."""
 
 
+skip_missing_sniffio()
+
+
+class _Server:
+    """What every view of one server's API shares: where it is and the connections to it."""
+
+    def __init__(self, info: ServerInfo, http: httpx.AsyncClient, direct: bool) -> None:
+        self.info = info
+        self.http = http
+        self.through_httpx = HttpxWire(http)
+        self.sockets = SocketWire() if direct else None
+
+    async def aclose(self) -> None:
+        if self.sockets is not None:
+            await self.sockets.aclose()
+        await self.http.aclose()
+
+
 class QuireApi:
-    """The API of one server: ``info`` says where it is and which token it takes."""
+    """The API of one server: ``info`` says where it is and which token it takes.
+
+    Without a ``transport``, requests to an ``http://`` server go over kept-alive sockets
+    (``wire.SocketWire``); anything else goes through httpx.
+    """
 
     def __init__(
         self,
@@ -49,25 +84,37 @@ class QuireApi:
         reload: Reload | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        self._info = info
+        http = httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False)
+        self._server = _Server(info, http, direct=transport is None)
         self._server_file = server_file
         self._reload = reload
         self._timeout = timeout
-        self._http = httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False)
+        self._agent: str | None = None
 
     @property
     def info(self) -> ServerInfo:
         """Where the server is, and the token this client sends."""
-        return self._info
+        return self._server.info
+
+    @property
+    def _info(self) -> ServerInfo:
+        return self._server.info
+
+    def as_agent(self, name: str | None) -> QuireApi:
+        """This API (same server, token and connections) with every request saying it acts
+        for the agent ``name`` (the ``X-Quire-Agent`` header); None names no agent."""
+        view = copy.copy(self)
+        view._agent = None if name is None else (agent_header_value(name) or None)
+        return view
 
     async def aclose(self) -> None:
-        """Close the connections this client holds."""
-        await self._http.aclose()
+        """Close the connections this client (and every view of it) holds."""
+        await self._server.aclose()
 
     async def health(self) -> bool:
         """Whether the server answers ``GET /health`` (no token needed)."""
         try:
-            response = await self._http.get(self._url("/health"), timeout=2.0)
+            response = await self._server.http.get(self._url("/health"), timeout=2.0)
         except httpx.HTTPError:
             return False
         return response.status_code == httpx.codes.OK
@@ -268,17 +315,32 @@ class QuireApi:
         read_seconds: float | None = None,
     ) -> Any:
         """Send one request and return its decoded JSON answer; errors become QuireErrors."""
+        payload = await self.call_bytes(
+            method, path, body, params=params, read_seconds=read_seconds
+        )
+        return decode_answer(payload, self._info.url)
+
+    async def call_bytes(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        params: dict[str, Any] | None = None,
+        read_seconds: float | None = None,
+    ) -> bytes:
+        """Send one request and return its answer's bytes undecoded (an SVG, say), as ``call``."""
         status, payload = await self._send(method, path, body, params, read_seconds)
         if status == httpx.codes.UNAUTHORIZED and self._reload is not None:
             fresh = await self._reload()
             if fresh is not None and fresh.token != self._info.token:
-                self._info = fresh
+                self._server.info = fresh
                 status, payload = await self._send(method, path, body, params, read_seconds)
         if status == httpx.codes.UNAUTHORIZED:
             raise TokenRefused(token_refused_message(self._info.url, self._server_file))
         if status >= httpx.codes.BAD_REQUEST:
             raise error_from_answer(status, payload, self._info.url)
-        return decode_answer(payload, self._info.url)
+        return payload
 
     async def _send(
         self,
@@ -288,35 +350,40 @@ class QuireApi:
         params: dict[str, Any] | None,
         read_seconds: float | None,
     ) -> tuple[int, bytes]:
-        content = None if body is None else json.dumps(body, ensure_ascii=False).encode()
-        headers = {"Authorization": f"Bearer {self._info.token}", "Accept": "application/json"}
+        content = None if body is None else _json_body(body)
+        headers = [("Authorization", f"Bearer {self._info.token}"), ("Accept", "application/json")]
         if content is not None:
-            headers["Content-Type"] = "application/json"
-        request = self._http.build_request(
-            method,
-            self._url(path),
-            content=content,
-            params=params,
-            headers=headers,
-            timeout=self._timeout if read_seconds is None else read_seconds,
-        )
+            headers.append(("Content-Type", "application/json"))
+        if self._agent is not None:
+            headers.append((AGENT_HEADER, self._agent))
+        url = self._url(path) + query_string(params)
+        server = self._server
+        wire = server.sockets if server.sockets and SocketWire.serves(url) else server.through_httpx
         try:
-            response = await self._http.send(request, stream=True)
-            try:
-                return response.status_code, await _read_capped(response, self._info.url)
-            finally:
-                await response.aclose()
-        except httpx.TimeoutException:
+            return await wire.send(
+                method,
+                url,
+                headers,
+                content,
+                seconds=self._timeout if read_seconds is None else read_seconds,
+                limit=MAX_ANSWER_BYTES,
+            )
+        except WireTimeout:
             raise ServerFailed(
                 f"The Quire server at {self._info.url} did not answer in time. It may still "
                 "finish the request: check the result (for an edit, call get_current_content) "
                 "before retrying."
             ) from None
-        except httpx.TransportError as exc:
+        except AnswerTooLarge:
+            raise ServerFailed(
+                f"The Quire server at {self._info.url} sent an answer of more than 64 MiB, "
+                "which is refused. Ask for less (a smaller limit, or one document at a time)."
+            ) from None
+        except WireBroken as exc:
             raise ServerUnreachable(
                 f"The Quire server at {self._info.url} (pid {self._info.pid}) does not answer "
-                f"({type(exc).__name__}). If it was stopped, start `quire serve` again; if it "
-                "hangs, stop that process and start it again."
+                f"({exc.kind}). If it was stopped, start `quire serve` again; if it hangs, "
+                "stop that process and start it again."
             ) from None
 
     def _url(self, path: str) -> str:
@@ -333,18 +400,13 @@ async def probe_health(info: ServerInfo) -> bool:
     return response.status_code == httpx.codes.OK
 
 
-async def _read_capped(response: httpx.Response, url: str) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    async for chunk in response.aiter_bytes():
-        total += len(chunk)
-        if total > MAX_ANSWER_BYTES:
-            raise ServerFailed(
-                f"The Quire server at {url} sent an answer of more than 64 MiB, which is "
-                "refused. Ask for less (a smaller limit, or one document at a time)."
-            )
-        chunks.append(chunk)
-    return b"".join(chunks)
+def _json_body(body: dict[str, Any]) -> bytes:
+    """``body`` as UTF-8 JSON; pydantic's encoder is several times faster than ``json.dumps``
+    on a whole document. A lone surrogate it refuses goes escaped, for the server to judge."""
+    try:
+        return pydantic_core.to_json(body)
+    except pydantic_core.PydanticSerializationError:
+        return json.dumps(body).encode()
 
 
 def _without_none(body: dict[str, Any]) -> dict[str, Any]:

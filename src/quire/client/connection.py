@@ -1,11 +1,14 @@
 """The link to a server: the running one server.json names, a fixed one, or one started now.
 
 Owns the choice of server and the API client kept for it; calls that need a server get one
-(starting it when allowed), calls with a disk fallback ask only for a running one.
+(starting it when allowed), calls with a disk fallback ask only for a running one. A link can
+act for a named agent: its requests then say so, and the server attributes them to it.
 """
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
@@ -18,6 +21,16 @@ from quire.client.errors import ServerUnreachable
 from quire.core.server_info import ServerInfo
 
 
+@dataclass(eq=False)
+class _Shared:
+    """What a link and the views made by ``for_agent`` share."""
+
+    apis: dict[ServerInfo, QuireApi] = field(default_factory=dict)
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    started: ServerInfo | None = None
+    seen: tuple[tuple[int, int, int], ServerInfo] | None = None
+
+
 class ServerLink:
     """How tools reach a server.
 
@@ -27,6 +40,8 @@ class ServerLink:
     when none runs. The file is read again only when it changed (its inode, size or mtime) or
     its server's process is gone: every tool call pays a stat, not a read in a thread.
     """
+
+    _agent: str | None = None
 
     def __init__(
         self,
@@ -44,11 +59,24 @@ class ServerLink:
         )
         self._fixed = fixed
         self._transport = transport
-        self._apis: dict[ServerInfo, QuireApi] = {}
-        self._lock = anyio.Lock()
-        self.started: ServerInfo | None = None
+        self._shared = _Shared()
+
+    def for_agent(self, agent: str | None) -> ServerLink:
+        """This link (same server, connections and started server) with every request saying
+        it acts for the agent ``agent`` (None: none named); see ``QuireApi.as_agent``."""
+        view = copy.copy(self)
+        view._agent = agent
+        return view
+
+    @property
+    def agent(self) -> str | None:
+        """The agent this link's requests act for, if one was named."""
+        return self._agent
+
+    @property
+    def started(self) -> ServerInfo | None:
         """The server this link started, if it started one."""
-        self._seen: tuple[tuple[int, int, int], ServerInfo] | None = None
+        return self._shared.started
 
     @property
     def state(self) -> Path:
@@ -65,31 +93,32 @@ class ServerLink:
         found = await self.running()
         if found is not None:
             return found
-        async with self._lock:
+        async with self._shared.lock:
             # Another call may have started it while this one waited for the lock.
             found = await self.running()
             if found is not None:
                 return found
             info = await self._starter.start()
-            self.started = info
+            self._shared.started = info
             return self._api_for(info)
 
     async def running(self) -> QuireApi | None:
         """The API of the running server, or None when none runs (nothing is started)."""
         if self._fixed is not None:
             return self._api_for(self._fixed)
+        shared = self._shared
         stamp = _stamp(self.server_file)
         if (
-            self._seen is not None
-            and stamp == self._seen[0]
-            and is_process_alive(self._seen[1].pid)
+            shared.seen is not None
+            and stamp == shared.seen[0]
+            and is_process_alive(shared.seen[1].pid)
         ):
-            return self._api_for(self._seen[1])
+            return self._api_for(shared.seen[1])
         discovered = await anyio.to_thread.run_sync(discover, self._state)
         if isinstance(discovered, Found):
-            self._seen = None if stamp is None else (stamp, discovered.info)
+            shared.seen = None if stamp is None else (stamp, discovered.info)
             return self._api_for(discovered.info)
-        self._seen = None
+        shared.seen = None
         return None
 
     async def require_running(self, advice: str) -> QuireApi:
@@ -105,18 +134,18 @@ class ServerLink:
 
     async def aclose(self) -> None:
         """Close every API client this link opened."""
-        for api in self._apis.values():
+        for api in self._shared.apis.values():
             await api.aclose()
-        self._apis.clear()
+        self._shared.apis.clear()
 
     def _api_for(self, info: ServerInfo) -> QuireApi:
-        api = self._apis.get(info)
+        api = self._shared.apis.get(info)
         if api is None:
             api = QuireApi(
                 info, server_file=self.server_file, transport=self._transport, reload=self._reload
             )
-            self._apis[info] = api
-        return api
+            self._shared.apis[info] = api
+        return api if self._agent is None else api.as_agent(self._agent)
 
     async def _reload(self) -> ServerInfo | None:
         if self._fixed is not None:

@@ -23,6 +23,11 @@ class ServerFailed(QuireError):
     """The server answered with an error it did not explain, or an answer of the wrong shape."""
 
 
+class ServerInterrupted(ServerFailed):
+    """The server answered a bare HTTP 5xx, without Quire's error body: what a request cut off
+    by a server that is stopping (or a proxy in front of one) gets. Retrying may succeed."""
+
+
 def token_refused_message(url: str, server_file: Path) -> str:
     """The one message for an HTTP 401, with its cause and its fix."""
     return (

@@ -17,11 +17,13 @@ JsonObject = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Opened:
-    """A document the window opened: its path, live document id and view."""
+    """A document the window opened: its path, live document id and view, and whether a
+    browser window was listening (None from a server that does not say)."""
 
     path: str
     doc_id: str
     view: str
+    browser_connected: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ def opened(value: object) -> Opened:
         path=field(data, "path", str, what=what),
         doc_id=str(optional(data, "docId", str, what=what) or ""),
         view=str(optional(data, "view", str, what=what) or "read"),
+        browser_connected=optional(data, "browserConnected", bool, what=what),
     )
 
 

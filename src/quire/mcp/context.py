@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +17,13 @@ import mcp_types as types
 from mcp.server.session import ServerSession
 
 from quire.client.connection import ServerLink
+from quire.core.agents import clean_agent_name
 from quire.core.errors import QuireError
 from quire.fs.folders import AllowedFolders
 from quire.fs.safeio import read_document
 from quire.fs.sandbox import check_document, expand_path
 from quire.mcp.roots import AskRoots, FolderGate
 from quire.memory.sessions import SessionStore
-
-_NAME_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -64,6 +63,8 @@ class Services:
     cwd: Path
     home: Path
     clock: Callable[[], int]
+    chat_enabled: bool = True
+    """Whether the chat tools are offered (``[chat] enabled`` in quire.toml)."""
 
 
 @dataclass(frozen=True)
@@ -73,21 +74,20 @@ class ToolEnv:
     services: Services
     session: ServerSession | None = None
 
-    @property
+    @cached_property
     def link(self) -> ServerLink:
-        """How to reach the server."""
-        return self.services.link
+        """How to reach the server, acting for this call's client: the server attributes the
+        edits, openings and reviews of the call to the client's name."""
+        return self.services.link.for_agent(self.client_name)
 
-    @property
+    @cached_property
     def client_name(self) -> str | None:
-        """The MCP client's name, when it gave one (it names who asked for a review)."""
+        """The MCP client's name from its ``initialize`` (``clientInfo.name``), cleaned for a
+        label (``quire.core.agents``); None when it gave none that survives the cleaning."""
         if self.session is None or self.session.client_params is None:
             return None
-        name = self.session.client_params.client_info.name
-        # Whatever a client calls itself must never make a review request fail.
-        cleaned = "".join(char for char in name if char.isprintable())
-        cleaned = cleaned.encode("utf-8", "ignore").decode("utf-8").strip()[:_NAME_CHARS]
-        return cleaned or None
+        # Whatever a client calls itself must never make a call fail.
+        return clean_agent_name(self.session.client_params.client_info.name)
 
     async def folders(self) -> AllowedFolders:
         """The folders this call may touch."""

@@ -78,13 +78,15 @@ def mcp_endpoint(
     state: Path,
     home: Path,
     clock: Callable[[], int],
+    chat_enabled: bool = True,
 ) -> McpEndpoint:
     """Build ``/mcp`` for a running server.
 
     ``app`` returns the server's own ASGI app (called per request, so the endpoint can be
     built before the app that mounts it); ``url`` and ``token`` are the server's, as in its
     server.json. The tools may use the server's ``workspaces`` only: a remote client's roots
-    name folders on its own machine, so they are not asked for.
+    name folders on its own machine, so they are not asked for. The chat tools are offered
+    only with ``chat_enabled``.
     """
 
     async def in_process(scope: Scope, receive: Receive, send: Send) -> None:
@@ -103,6 +105,7 @@ def mcp_endpoint(
         cwd=cwd,
         home=home,
         clock=clock,
+        chat_enabled=chat_enabled,
     )
     manager = StreamableHTTPSessionManager(app=build_server(services))
 

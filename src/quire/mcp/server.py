@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import mcp_types as types
+import pydantic_core
 from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.shared.exceptions import MCPError
@@ -19,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from quire import __version__
 from quire.core.errors import EditRefused, QuireError
 from quire.mcp.arguments import check, closest, describe
-from quire.mcp.catalog import BY_NAME, NO_SERVER_TOOLS, listed_tools
+from quire.mcp.catalog import BY_NAME, CHAT_OFF, NO_SERVER_TOOLS, listed_tools, offered
 from quire.mcp.context import Services, ToolEnv, ToolOutput, ToolSpec
 from quire.mcp.prompts import get_prompt, listed_prompts
 from quire.mcp.resources import TEMPLATE, list_resources, read_resource
@@ -65,13 +66,27 @@ def success_result(output: dict[str, Any] | ToolOutput) -> types.CallToolResult:
     else:
         data, text = output, None
     if text is None:
-        text = json.dumps(data, ensure_ascii=False)
+        text = json_text(data)
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
 
 
-def unknown_tool(name: str) -> MCPError:
-    """The protocol error for a tool name that is not in the catalog."""
-    guess = closest(name, list(BY_NAME))
+def json_text(data: dict[str, Any]) -> str:
+    """``data`` as compact JSON text, non-ASCII characters as themselves.
+
+    pydantic's encoder is several times faster than ``json.dumps`` on a large document; what it
+    refuses (a lone surrogate) goes through ``json.dumps``, which writes it escaped.
+    """
+    try:
+        return pydantic_core.to_json(data).decode()
+    except pydantic_core.PydanticSerializationError:
+        return json.dumps(data, separators=(",", ":"))
+
+
+def unknown_tool(name: str, chat_enabled: bool = True) -> MCPError:
+    """The protocol error for a tool name that is not in the catalog (or not offered)."""
+    if name in BY_NAME:
+        return MCPError(code=types.INVALID_PARAMS, message=CHAT_OFF.format(name=name))
+    guess = closest(name, [tool.name for tool in listed_tools(chat_enabled)])
     hint = f" Did you mean {guess!r}?" if guess else ""
     return MCPError(
         code=types.INVALID_PARAMS,
@@ -102,14 +117,14 @@ def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listed_tools())
+        return types.ListToolsResult(tools=listed_tools(services.chat_enabled))
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        tool = BY_NAME.get(params.name)
+        tool = offered(params.name, services.chat_enabled)
         if tool is None:
-            raise unknown_tool(params.name)
+            raise unknown_tool(params.name, services.chat_enabled)
         return await run_tool(tool, ToolEnv(services, ctx.session), params.arguments)
 
     async def on_list_resources(

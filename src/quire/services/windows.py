@@ -124,6 +124,7 @@ class Windows:
         line: int | None = None,
         *,
         verb: str = "open",
+        author: str | None = None,
     ) -> Opened:
         """Open ``path`` (absolute) in a tab and make it the active document.
 
@@ -132,7 +133,8 @@ class Windows:
         workspace. ``mode`` sets the tab's view; without it a tab already open keeps its own
         and a new one takes the window's current view (read when nothing is open). ``line``
         (1-based) is passed to the browser to scroll to. ``verb`` names the action in refusals.
-        Publishes an ``open`` and a ``window`` event.
+        Publishes an ``open`` event (naming ``author``, the agent that opened it, when given)
+        and a ``window`` event.
         """
         if mode is not None and mode not in ("read", "edit"):
             raise InvalidArgument(
@@ -165,6 +167,8 @@ class Windows:
         data: dict[str, object] = {"path": str(resolved), "docId": doc_id, "view": view}
         if line is not None:
             data["line"] = line
+        if author is not None:
+            data["author"] = author
         self._bus.publish(user, Event("open", data))
         await self._announce(user)
         return Opened(resolved, doc_id, view)
@@ -201,14 +205,17 @@ class Windows:
             await self._documents.open(await self._checked(tab.path, "open"))
         return Opened(tab.path, tab.doc_id, tab.view)
 
-    async def present(self, user: str, path: Path | None = None) -> Opened:
+    async def present(
+        self, user: str, path: Path | None = None, *, author: str | None = None
+    ) -> Opened:
         """Show a document in Read view in present (zen) mode: ``path``, else the active one.
 
         Raises NotOpen when no ``path`` is given and no document is open. Publishes a
-        ``present`` and a ``window`` event.
+        ``present`` event (naming ``author``, the agent that asked, when given) and a
+        ``window`` event.
         """
         if path is not None:
-            opened = await self.open(user, path, "read", verb="present")
+            opened = await self.open(user, path, "read", verb="present", author=author)
         else:
             state = await self.state(user)
             tab = _active_tab(state)
@@ -225,9 +232,10 @@ class Windows:
                 await store.save_window(
                     session, user, active_doc_id=opened.doc_id, present=True, now_ms=now
                 )
-        self._bus.publish(
-            user, Event("present", {"path": str(opened.path), "docId": opened.doc_id})
-        )
+        data: dict[str, object] = {"path": str(opened.path), "docId": opened.doc_id}
+        if author is not None:
+            data["author"] = author
+        self._bus.publish(user, Event("present", data))
         await self._announce(user)
         return opened
 

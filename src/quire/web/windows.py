@@ -21,6 +21,7 @@ from quire.web.arguments import (
     query_int,
     read_body,
 )
+from quire.web.authors import requesting_agent
 from quire.web.context import current_user, services_of
 
 
@@ -51,10 +52,13 @@ async def get_window(request: Request) -> JSONResponse:
 
 async def present(request: Request) -> JSONResponse:
     """Show a document in Read view in present (zen) mode: `path`, else the open document.
-    Answers `{ok: true, path}`; 409 NotOpen when no path is given and nothing is open."""
+    Answers `{ok: true, path}`; 409 NotOpen when no path is given and nothing is open. A
+    token request's `present` event names the agent of its `X-Quire-Agent` header."""
     body = await read_body(request, PresentBody)
     path = None if body.path is None else absolute_path(body.path)
-    opened = await services_of(request).windows.present(current_user(request), path)
+    opened = await services_of(request).windows.present(
+        current_user(request), path, author=requesting_agent(request)
+    )
     return JSONResponse({"ok": True, "path": str(opened.path), "docId": opened.doc_id})
 
 
