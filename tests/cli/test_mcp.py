@@ -17,7 +17,7 @@ from quire import __version__
 from quire.cli.main import cli
 from quire.cli.mcp import TERMINAL_HINT, fixed_server, local_services
 from quire.core.server_info import ServerInfo, dumps
-from quire.mcp.catalog import schema_export
+from quire.mcp.catalog import TOOLS, schema_export
 from quire.mcp.server import INSTRUCTIONS
 
 COMMAND = [sys.executable, "-m", "quire.cli.main", "mcp"]
@@ -109,7 +109,7 @@ def test_every_handshake_revision_is_negotiated_with_instructions(
     assert result["protocolVersion"] == version
     assert result["instructions"] == INSTRUCTIONS
     assert result["serverInfo"] == {"name": "quire", "title": "Quire", "version": __version__}
-    assert len(answers[2]["result"]["tools"]) == 19
+    assert len(answers[2]["result"]["tools"]) == len(TOOLS)
     assert answers[3]["result"] == {}
 
 
@@ -255,3 +255,22 @@ def test_a_server_url_takes_the_local_token_when_it_names_that_server(tmp_path: 
     assert fixed == ServerInfo(url="http://127.0.0.1:4747", token="k" * 64, pid=0)
     from_env = fixed_server("https://quire.example", {"QUIRE_TOKEN": " t "}, tmp_path)
     assert from_env.token == "t"
+
+
+@pytest.mark.parametrize(("setting", "enabled"), [(None, True), ("true", True), ("false", False)])
+def test_the_chat_tools_follow_the_chat_setting_of_quire_toml(
+    tmp_path: Path, setting: str | None, enabled: bool
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    if setting is not None:
+        (state / "quire.toml").write_text(f"[chat]\nenabled = {setting}\n", encoding="utf-8")
+    services = local_services(
+        environ={"QUIRE_HOME": str(state)},
+        cwd=tmp_path,
+        home=tmp_path,
+        allow=(),
+        use_roots=False,
+        server=None,
+    )
+    assert services.chat_enabled is enabled

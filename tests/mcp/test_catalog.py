@@ -1,15 +1,18 @@
 """The tool catalog is a contract: names, order, annotations and schemas are pinned here."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from mcp import Client
-from quire.mcp.catalog import TOOLS, listed_tools, schema_export
-from tests.mcp.harness import make_harness
+from quire.mcp.catalog import TOOLS, listed_tools, schema_export, tools
+from quire.mcp.server import build_server
+from tests.mcp.harness import make_harness, text_of
 
 SNAPSHOT = Path(__file__).with_name("tool_catalog.json")
 
@@ -30,9 +33,26 @@ ORDER = [
     "stream_edit_apply",
     "export_text",
     "export_metadata",
+    "list_chats",
+    "create_chat",
+    "read_chat",
+    "post_chat",
+    "wait_chat",
+    "list_chat_gifs",
+    "set_chat_avatar",
     "edit_canvas",
     "replace_document",
     "set_content",
+]
+
+CHAT_TOOLS = [
+    "list_chats",
+    "create_chat",
+    "read_chat",
+    "post_chat",
+    "wait_chat",
+    "list_chat_gifs",
+    "set_chat_avatar",
 ]
 
 # name: (readOnlyHint, destructiveHint, idempotentHint)
@@ -53,6 +73,13 @@ ANNOTATIONS = {
     "stream_edit_apply": (False, False, False),
     "export_text": (True, False, True),
     "export_metadata": (True, False, True),
+    "list_chats": (True, False, True),
+    "create_chat": (False, False, True),
+    "read_chat": (False, False, False),
+    "post_chat": (False, False, False),
+    "wait_chat": (False, False, False),
+    "list_chat_gifs": (True, False, True),
+    "set_chat_avatar": (False, False, True),
     "edit_canvas": (False, True, False),
     "replace_document": (False, True, True),
     "set_content": (False, True, True),
@@ -81,6 +108,13 @@ ARGUMENTS = {
     ),
     "export_text": (["path"], []),
     "export_metadata": (["path"], []),
+    "list_chats": (["workspace", "as"], []),
+    "create_chat": (["path", "title"], ["path"]),
+    "read_chat": (["path", "as", "after"], ["path"]),
+    "post_chat": (["path", "body", "as"], ["path", "body"]),
+    "wait_chat": (["path", "as", "mentions_only", "after", "timeout_seconds"], ["path"]),
+    "list_chat_gifs": (["workspace"], []),
+    "set_chat_avatar": (["workspace", "as", "pick", "svg"], []),
     "edit_canvas": (["path", "ops", "save"], ["path", "ops"]),
     "replace_document": (["content", "save"], ["content"]),
     "set_content": (["content", "save"], ["content"]),
@@ -96,6 +130,9 @@ BOUNDS = {
     ("stream_edit_apply", "match_index"): (0, 4294967295),
     ("request_review", "timeout_ms"): (5000, 600000),
     ("request_review", "wait_ms"): (1000, 600000),
+    ("wait_chat", "timeout_seconds"): (1, 300),
+    ("wait_chat", "after"): (0, 2147483647),
+    ("read_chat", "after"): (0, 2147483647),
 }
 
 
@@ -177,3 +214,23 @@ async def test_tools_list_over_the_protocol_carries_schemas_and_annotations(
     for spec in TOOLS:
         assert by_name[spec.name].input_schema == spec.input_schema
         assert by_name[spec.name].output_schema == spec.output_schema
+
+
+def test_with_chat_off_the_chat_tools_are_not_listed() -> None:
+    names = [tool.name for tool in listed_tools(chat_enabled=False)]
+    assert names == [name for name in ORDER if name not in CHAT_TOOLS]
+    assert [tool.name for tool in tools(chat_enabled=True)] == ORDER
+
+
+@pytest.mark.anyio
+async def test_with_chat_off_a_chat_tool_is_refused_saying_why(tmp_path: Path) -> None:
+    h = make_harness(tmp_path)
+    server = build_server(replace(h.services, chat_enabled=False))
+    async with Client(server) as client:
+        listed = [tool.name for tool in (await client.list_tools()).tools]
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("read_chat", {"path": "c.md"})
+        other = await client.call_tool("list_ai_actions", {})
+    assert not set(CHAT_TOOLS) & set(listed)
+    assert "Chat is turned off" in str(raised.value) and "quire.toml" in str(raised.value)
+    assert "actions" in text_of(other)

@@ -1,7 +1,8 @@
 """The window and review services over a real database, with a fake clock and a fake sleep.
 
 `World` composes what a server holds (event bus, live documents, workspaces, windows, reviews)
-so service tests drive the real pieces; the clock and the review timer are the test's to move.
+so service tests drive the real pieces; the clock, the waits' sleep and the reviews' deadline
+timer are the test's to move.
 """
 
 from __future__ import annotations
@@ -58,6 +59,43 @@ class FakeSleep:
         await anyio.lowlevel.checkpoint()
 
 
+class FakeTimer:
+    """The reviews' deadline timer: each sleep lasts until the test calls ``fire``, which first
+    moves the fake clock to the sleep's end (when it is not there yet)."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.calls: list[float] = []
+        self.armed = anyio.Event()
+        """Set while the timer sleeps."""
+        self._ring: anyio.Event | None = None
+        self._ends = 0
+
+    async def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+        ring = self._ring = anyio.Event()
+        self._ends = self.clock.now + round(seconds * 1000)
+        self.armed.set()
+        try:
+            await ring.wait()
+        finally:
+            if self._ring is ring:
+                self._disarm()
+
+    async def fire(self) -> None:
+        """Wait until the timer sleeps, then end that sleep at its end time."""
+        while self._ring is None:
+            await self.armed.wait()
+        ring = self._ring
+        self.clock.now = max(self.clock.now, self._ends)
+        self._disarm()
+        ring.set()
+
+    def _disarm(self) -> None:
+        self._ring = None
+        self.armed = anyio.Event()
+
+
 class RecordingBus(EventBus):
     """An event bus that also keeps every event published, per user."""
 
@@ -89,6 +127,7 @@ class World:
     workspaces: Workspaces
     windows: Windows
     reviews: Reviews
+    timer: FakeTimer
     extra: dict[str, object] = field(default_factory=dict)
 
     def write(self, name: str, text: str = "# Note\n") -> Path:
@@ -108,19 +147,26 @@ async def open_world(
     single_user: bool = True,
     keep: int | None = None,
 ) -> AsyncIterator[World]:
-    """The services over ``db`` serving ``workspace``; closes the live documents after."""
+    """The services over ``db`` serving ``workspace``, the reviews' deadline timer running;
+    closes the live documents after."""
     clock = clock or FakeClock()
     sleep = FakeSleep(clock)
+    timer = FakeTimer(clock)
     bus = RecordingBus()
     documents = LiveDocuments(db, bus, clock=clock)
     workspaces = Workspaces([workspace])
     windows = Windows(db, bus, documents, workspaces, clock=clock, single_user=single_user)
     if keep is None:
-        reviews = Reviews(db, bus, windows, documents, clock=clock, sleep=sleep)
+        reviews = Reviews(db, bus, windows, documents, clock=clock, sleep=sleep, timer=timer)
     else:
-        reviews = Reviews(db, bus, windows, documents, clock=clock, sleep=sleep, keep=keep)
+        reviews = Reviews(
+            db, bus, windows, documents, clock=clock, sleep=sleep, timer=timer, keep=keep
+        )
     try:
-        yield World(db, workspace, clock, sleep, bus, documents, workspaces, windows, reviews)
+        async with reviews:
+            yield World(
+                db, workspace, clock, sleep, bus, documents, workspaces, windows, reviews, timer
+            )
     finally:
         await documents.close()
 

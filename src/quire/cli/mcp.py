@@ -19,6 +19,7 @@ import click
 
 from quire import __version__
 from quire.client.autostart import SubprocessStarter
+from quire.client.config import chat_enabled
 from quire.client.connection import ServerLink
 from quire.client.discovery import Found, discover
 from quire.core.errors import QuireError
@@ -94,7 +95,15 @@ def local_services(
             click.echo(f"quire mcp: ignoring --allow {_printable(item)!r}: {exc}", err=True)
     gate = FolderGate(allow=folders, use_roots=use_roots, default_workspace=cwd)
     sessions = SessionStore(sessions_folder(state), clock=_clock_ms, cwd=cwd, home=home)
-    return Services(link=link, gate=gate, sessions=sessions, cwd=cwd, home=home, clock=_clock_ms)
+    return Services(
+        link=link,
+        gate=gate,
+        sessions=sessions,
+        cwd=cwd,
+        home=home,
+        clock=_clock_ms,
+        chat_enabled=chat_enabled(state),
+    )
 
 
 async def run_stdio(services: Services) -> None:

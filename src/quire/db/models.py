@@ -155,3 +155,51 @@ class Review(Base):
     decided_at_ms: Mapped[int | None] = mapped_column(BigInteger)
     late: Mapped[bool] = mapped_column(Boolean(create_constraint=False))
     superseded_by: Mapped[str | None] = mapped_column(String(REVIEW_ID))
+
+
+READER = 200
+SESSION_ID = 200
+
+
+class ChatCursor(Base):
+    """How far a reader (a name, stored lower-cased) has read a chat: the number of the last
+    message handed to it."""
+
+    __tablename__ = "chat_cursors"
+
+    user_id: Mapped[str] = mapped_column(String(USER_ID), primary_key=True)
+    chat_path: Mapped[str] = mapped_column(Text, primary_key=True)
+    reader: Mapped[str] = mapped_column(String(READER), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
+    updated_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class ChatSession(Base):
+    """An agent harness session's last chat command, for the keepalive hook's lookup.
+
+    stop_times is a JSON list of the epoch milliseconds of its recent stop attempts.
+    """
+
+    __tablename__ = "chat_sessions"
+    __table_args__ = (
+        CheckConstraint("last_kind IN ('wait', 'post', 'read', 'leave')", name="last_kind"),
+    )
+
+    session_id: Mapped[str] = mapped_column(String(SESSION_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(USER_ID))
+    chat_path: Mapped[str] = mapped_column(Text)
+    reader: Mapped[str] = mapped_column(String(READER))
+    last_kind: Mapped[str] = mapped_column(String(WORD))
+    wait_command: Mapped[str | None] = mapped_column(Text)
+    updated_at_ms: Mapped[int] = mapped_column(BigInteger)
+    stop_times: Mapped[str] = mapped_column(Text)
+
+
+class ChatPin(Base):
+    """A chat a user pinned to the Pinned tab of the chat list."""
+
+    __tablename__ = "chat_pins"
+
+    user_id: Mapped[str] = mapped_column(String(USER_ID), primary_key=True)
+    chat_path: Mapped[str] = mapped_column(Text, primary_key=True)
+    pinned_at_ms: Mapped[int] = mapped_column(BigInteger)

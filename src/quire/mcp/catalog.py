@@ -2,7 +2,7 @@
 
 The order follows the reference tool table with the destructive tools last, so a client that
 shows them in order offers targeted edits before whole rewrites. Tools are listed here
-explicitly, never registered by importing a module.
+explicitly, never registered by importing a module; the chat tools only while chat is on.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import mcp_types as types
 
 from quire.mcp.actions import LIST_AI_ACTIONS
 from quire.mcp.canvas import EDIT_CANVAS
+from quire.mcp.chat import CHAT_TOOLS
 from quire.mcp.context import ToolSpec
 from quire.mcp.conversation import GET_CONVERSATION_CONTEXT, SAVE_CONVERSATION_MESSAGE
 from quire.mcp.documents import GET_CURRENT_CONTENT, LIST_RECENT, OPEN_FILE, PRESENT_DOCUMENT
@@ -44,12 +45,37 @@ TOOLS: tuple[ToolSpec, ...] = (
     STREAM_EDIT_APPLY,
     EXPORT_TEXT,
     EXPORT_METADATA,
+    *CHAT_TOOLS,
     EDIT_CANVAS,
     REPLACE_DOCUMENT,
     SET_CONTENT,
 )
 
+"""Every tool Quire has, in ``tools/list`` order (the chat tools among them)."""
+
 BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
+
+CHAT_TOOL_NAMES: frozenset[str] = frozenset(tool.name for tool in CHAT_TOOLS)
+
+CHAT_OFF = (
+    "Chat is turned off in this Quire's settings (`[chat] enabled = false` in quire.toml), "
+    "so {name} is not offered. Ask the person to turn it on if the chat tools are needed."
+)
+
+
+def tools(chat_enabled: bool = True) -> tuple[ToolSpec, ...]:
+    """The tools offered: every tool, without the chat tools while chat is off."""
+    if chat_enabled:
+        return TOOLS
+    return tuple(tool for tool in TOOLS if tool.name not in CHAT_TOOL_NAMES)
+
+
+def offered(name: str, chat_enabled: bool = True) -> ToolSpec | None:
+    """The tool ``name`` when it is offered, else None."""
+    if not chat_enabled and name in CHAT_TOOL_NAMES:
+        return None
+    return BY_NAME.get(name)
+
 
 NO_SERVER_TOOLS: tuple[str, ...] = (
     "export_text (with path)",
@@ -83,9 +109,9 @@ def advertised(tool: ToolSpec) -> types.Tool:
     )
 
 
-def listed_tools() -> list[types.Tool]:
-    """Every tool in ``tools/list`` order."""
-    return [advertised(tool) for tool in TOOLS]
+def listed_tools(chat_enabled: bool = True) -> list[types.Tool]:
+    """Every offered tool in ``tools/list`` order."""
+    return [advertised(tool) for tool in tools(chat_enabled)]
 
 
 def schema_export() -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from quire.db.engine import Database, open_database
+from quire.services.chats import ChatService
 from quire.services.documents import LiveDocuments
 from quire.services.events import EventBus
 from quire.services.reviews import Reviews
@@ -34,6 +35,8 @@ class AppServices:
     """The API token every request but /health must carry (or trade for a session cookie)."""
     clock: Callable[[], int]
     """Milliseconds since the epoch; tests pass a fake one."""
+    chats: ChatService | None = None
+    """The chats; None only in test harnesses that build the services by hand."""
 
 
 @asynccontextmanager
@@ -43,8 +46,9 @@ async def open_services(
     """``async with open_services(settings, token=…, clock=…) as services``.
 
     Opens (and migrates) the database, starts the live documents' file watcher, builds the
-    window and review services, and on exit closes them in reverse order: unsaved edits
-    are flushed to the database before it closes.
+    window and review services (restoring pending reviews and starting their deadline timer),
+    and on exit closes them in reverse order: unsaved edits are flushed to the database
+    before it closes.
     """
     async with AsyncExitStack() as stack:
         workspaces = Workspaces(settings.workspaces)
@@ -54,7 +58,12 @@ async def open_services(
         stack.callback(bus.close)
         documents = await stack.enter_async_context(LiveDocuments(database, bus, clock=clock))
         windows = Windows(database, bus, documents, workspaces, clock=clock)
-        reviews = Reviews(database, bus, windows, documents, clock=clock)
+        reviews = await stack.enter_async_context(
+            Reviews(database, bus, windows, documents, clock=clock)
+        )
+        chats = await stack.enter_async_context(
+            ChatService(database, bus, documents, workspaces, clock=clock)
+        )
         yield AppServices(
             settings=settings,
             database=database,
@@ -65,4 +74,5 @@ async def open_services(
             reviews=reviews,
             token=token,
             clock=clock,
+            chats=chats,
         )

@@ -1,0 +1,188 @@
+"""The chat routes of the server's API as typed methods over one ``QuireApi``.
+
+Builds each request of the ``/api/chats`` table and reads its answer through
+``chat_payloads``; sending, auth and errors are ``QuireApi.call``'s. It never finds a server,
+retries or decides what a command prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from quire.client import chat_payloads as answers
+from quire.client.answers import NoSuchEndpoint
+from quire.client.api import QuireApi, _without_none
+from quire.client.chat_payloads import (
+    AvatarSet,
+    ChatCreated,
+    ChatSummary,
+    ChatView,
+    GifList,
+    PostResult,
+    SessionRecord,
+    WaitResult,
+)
+from quire.client.errors import ServerFailed
+
+WAIT_TIMEOUT_MS: Final = (1_000, 600_000, 600_000)
+"""How long one wait may block: least, most and default, in milliseconds."""
+
+_WAIT_MARGIN_SECONDS = 30.0
+
+CHAT_UNAVAILABLE = (
+    "The Quire server at {url} does not offer chat: chat is turned off in its quire.toml "
+    "(`[chat] enabled = false`), or it is an older version of Quire. Ask the person to turn "
+    "chat on (or update Quire) and restart `quire serve`."
+)
+
+
+class ChatApi:
+    """The chat endpoints of the server ``api`` reaches."""
+
+    def __init__(self, api: QuireApi) -> None:
+        self._api = api
+
+    @property
+    def api(self) -> QuireApi:
+        """The API client the requests go through."""
+        return self._api
+
+    async def list_chats(
+        self, workspace: str | None = None, reader: str | None = None
+    ) -> list[ChatSummary]:
+        """The chats of ``workspace`` (every workspace when None), most recently active first;
+        ``reader`` counts the unread messages for that name."""
+        params = _without_none({"workspace": workspace, "as": reader})
+        return answers.chat_summaries(await self._call("GET", "/api/chats", params=params))
+
+    async def create(self, path: str, title: str | None = None) -> ChatCreated:
+        """Make ``path`` a chat: a new note, or the tag added to an existing one."""
+        body = _without_none({"path": path, "title": title})
+        return answers.chat_created(await self._call("POST", "/api/chats", body))
+
+    async def read(
+        self,
+        path: str,
+        reader: str | None = None,
+        after: int | None = None,
+        *,
+        session: str | None = None,
+    ) -> ChatView:
+        """The chat at ``path`` (messages after ``after``); with ``reader``, marks it read."""
+        params = _without_none({"path": path, "as": reader, "after": after, "session": session})
+        return answers.chat_view(await self._call("GET", "/api/chats/read", params=params))
+
+    async def post(
+        self,
+        path: str,
+        reader: str,
+        body: str,
+        *,
+        session: str | None = None,
+        command: str | None = None,
+    ) -> PostResult:
+        """Post ``body`` as ``reader`` (a message, or a /status, /context or /role)."""
+        request = _without_none(
+            {"path": path, "as": reader, "body": body, "session": session, "command": command}
+        )
+        return answers.post_result(await self._call("POST", "/api/chats/post", request))
+
+    async def wait(
+        self,
+        path: str,
+        reader: str,
+        *,
+        after: int | None = None,
+        mentions_only: bool = False,
+        timeout_ms: int = WAIT_TIMEOUT_MS[2],
+        session: str | None = None,
+        command: str | None = None,
+    ) -> WaitResult:
+        """Wait (server-side, up to ``timeout_ms``) for messages new to ``reader``."""
+        request = _without_none(
+            {
+                "path": path,
+                "as": reader,
+                "after": after,
+                "mentionsOnly": mentions_only or None,
+                "timeoutMs": timeout_ms,
+                "session": session,
+                "command": command,
+            }
+        )
+        data = await self._call(
+            "POST",
+            "/api/chats/wait",
+            request,
+            read_seconds=timeout_ms / 1000 + _WAIT_MARGIN_SECONDS,
+        )
+        return answers.wait_result(data)
+
+    async def leave(self, path: str, reader: str, *, session: str | None = None) -> None:
+        """Say ``reader`` left the chat: presence cleared, the session marked as left."""
+        request = _without_none({"path": path, "as": reader, "session": session})
+        answers.flag(
+            await self._call("POST", "/api/chats/leave", request), "left", what="leave chat"
+        )
+
+    async def session(self, session_id: str) -> SessionRecord:
+        """What the server recorded about the agent session ``session_id``."""
+        data = await self._call("GET", "/api/chats/session", params={"id": session_id})
+        return answers.session_record(data)
+
+    async def record_stop(self, session_id: str) -> int:
+        """Record one attempt of the session to stop; how many came within two minutes."""
+        data = await self._call("POST", "/api/chats/session/stop", {"id": session_id})
+        return answers.recent_stops(data)
+
+    async def pin(self, path: str, pinned: bool) -> bool:
+        """Pin or unpin the chat at ``path``; whether it is pinned now."""
+        data = await self._call("POST", "/api/chats/pin", {"path": path, "pinned": pinned})
+        return answers.flag(data, "pinned", what="pin chat")
+
+    async def delete(self, path: str) -> None:
+        """Delete the chat at ``path`` (anyone waiting on it is told it is gone)."""
+        data = await self._call("POST", "/api/chats/delete", {"path": path})
+        answers.flag(data, "deleted", what="delete chat")
+
+    async def gifs(self, workspace: str) -> GifList:
+        """The reactions and avatars the chats of ``workspace`` may use."""
+        data = await self._call("GET", "/api/chats/gifs", params={"workspace": workspace})
+        return answers.gif_list(data)
+
+    async def gif(self, workspace: str, name: str) -> bytes:
+        """The SVG of the image ``name`` in ``workspace``."""
+        return await self._call_bytes(
+            "GET", "/api/chats/gif", params={"workspace": workspace, "name": name}
+        )
+
+    async def set_avatar(
+        self, workspace: str, reader: str, *, pick: str | None = None, svg: str | None = None
+    ) -> AvatarSet:
+        """Give ``reader`` an avatar: a built-in by name, ``auto``, or an SVG drawing."""
+        request = _without_none({"workspace": workspace, "as": reader, "pick": pick, "svg": svg})
+        return answers.avatar_set(await self._call("POST", "/api/chats/avatar", request))
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        params: dict[str, Any] | None = None,
+        read_seconds: float | None = None,
+    ) -> Any:
+        try:
+            return await self._api.call(
+                method, path, body, params=params, read_seconds=read_seconds
+            )
+        except NoSuchEndpoint:
+            raise ServerFailed(CHAT_UNAVAILABLE.format(url=self._api.info.url)) from None
+
+    async def _call_bytes(
+        self, method: str, path: str, *, params: dict[str, Any] | None = None
+    ) -> bytes:
+        try:
+            return await self._api.call_bytes(method, path, params=params)
+        except NoSuchEndpoint:
+            raise ServerFailed(CHAT_UNAVAILABLE.format(url=self._api.info.url)) from None

@@ -1,0 +1,287 @@
+"""The keepalive Stop hook: Stop payloads against what the server recorded → exact stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from quire.cli.chat_keepalive import MAX_PAYLOAD_BYTES, block, keepalive_answer, read_payload
+from quire.client.api import QuireApi
+from quire.client.chats import ChatApi
+from quire.client.connection import ServerLink
+from quire.core.server_info import ServerInfo
+from quire.services.app import open_services
+from quire.services.settings import Settings
+from quire.web.app import create_app
+from tests.cli.chat_world import PROGRAM, chat_world
+from tests.support.world import FakeClock
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "k" * 64
+URL = "http://127.0.0.1:4747"
+SESSION = "sess-1"
+WAIT = "quire chat wait Chats/team.md --as bot --timeout 120"
+TRANSCRIPT_WAIT = "quire chat wait Chats/other.md --as bot"
+
+
+@dataclass
+class World:
+    """The app in process, a link to it as the hook has, and the hook's own clock."""
+
+    chat: Path
+    state: Path
+    chats: ChatApi
+    link: ServerLink
+    server_clock: FakeClock
+    hook_clock: FakeClock
+    tmp: Path
+
+    async def hook(self, payload: Any, **environ: str) -> str:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        answer = await keepalive_answer(
+            data, environ=environ, link=self.link, clock=self.hook_clock
+        )
+        return "" if answer is None else answer
+
+    def transcript(self, *commands: str) -> str:
+        path = self.tmp / f"transcript-{len(list(self.tmp.glob('transcript-*')))}.jsonl"
+        lines = [
+            {
+                "type": "assistant",
+                "message": {
+                    "content": [{"type": "tool_use", "name": "Bash", "input": {"command": command}}]
+                },
+            }
+            for command in commands
+        ]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        return str(path)
+
+
+@asynccontextmanager
+async def world(tmp_path: Path, *, running: bool = True) -> AsyncIterator[World]:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    state = tmp_path / "state"
+    settings = Settings(workspaces=(workspace,), state_dir=state, port=4747)
+    server_clock = FakeClock()
+    async with open_services(settings, token=TOKEN, clock=server_clock) as services:
+        transport = httpx.ASGITransport(app=create_app(services))
+        info = ServerInfo(url=URL, token=TOKEN, pid=os.getpid())
+        api = QuireApi(info, server_file=state / "server.json", transport=transport)
+        link = (
+            ServerLink(state=state, fixed=info, transport=transport)
+            if running
+            else ServerLink(state=state)
+        )
+        chat = workspace / "Chats" / "team.md"
+        chats = ChatApi(api)
+        await chats.create(str(chat), "Team")
+        try:
+            yield World(chat, state, chats, link, server_clock, FakeClock(), tmp_path)
+        finally:
+            await api.aclose()
+            await link.aclose()
+
+
+async def waited(w: World, session: str = SESSION) -> None:
+    """bot waited (with its session and command) and got a message."""
+    await w.chats.read(str(w.chat), "bot")
+    await w.chats.post(str(w.chat), "ann", "ping @bot")
+    result = await w.chats.wait(str(w.chat), "bot", timeout_ms=1000, session=session, command=WAIT)
+    assert result.status == "messages"
+
+
+async def waited_then_posted(w: World) -> None:
+    await waited(w)
+    await w.chats.post(str(w.chat), "bot", "pong", session=SESSION)
+
+
+async def waited_then_left(w: World) -> None:
+    await waited(w)
+    await w.chats.leave(str(w.chat), "bot", session=SESSION)
+
+
+async def waited_then_deleted(w: World) -> None:
+    await waited(w)
+    await w.chats.delete(str(w.chat))
+
+
+async def only_read(w: World) -> None:
+    await w.chats.read(str(w.chat), "bot", session=SESSION)
+
+
+async def nothing(w: World) -> None:
+    return None
+
+
+Setup = Callable[[World], Awaitable[None]]
+BLOCK = block(WAIT)
+FROM_TRANSCRIPT = block(TRANSCRIPT_WAIT)
+
+# (name, what the server recorded, payload fields, transcript commands, environment, stdout)
+TABLE: list[tuple[str, Setup, dict[str, Any], tuple[str, ...] | None, dict[str, str], str]] = [
+    ("a session whose last chat command was a wait", waited, {}, None, {}, BLOCK),
+    ("a wait followed by a reply", waited_then_posted, {}, None, {}, BLOCK),
+    (
+        "stop_hook_active with a server to count stops",
+        waited,
+        {"stop_hook_active": True},
+        None,
+        {},
+        BLOCK,
+    ),
+    ("a session that left", waited_then_left, {}, None, {}, ""),
+    ("a chat deleted after the wait", waited_then_deleted, {}, None, {}, ""),
+    ("a session that only read", only_read, {}, None, {}, ""),
+    ("a session that never joined a chat", nothing, {}, None, {}, ""),
+    ("QUIRE_KEEPALIVE=0", waited, {}, None, {"QUIRE_KEEPALIVE": "0"}, ""),
+    ("QUIRE_KEEPALIVE=1", waited, {}, None, {"QUIRE_KEEPALIVE": "1"}, BLOCK),
+    (
+        "unknown session, transcript ends in a wait",
+        nothing,
+        {},
+        (TRANSCRIPT_WAIT,),
+        {},
+        FROM_TRANSCRIPT,
+    ),
+    (
+        "unknown session, transcript ends in a leave",
+        nothing,
+        {},
+        (TRANSCRIPT_WAIT, "quire chat leave Chats/other.md --as bot"),
+        {},
+        "",
+    ),
+    (
+        "the server's record wins over the transcript",
+        waited_then_left,
+        {},
+        (TRANSCRIPT_WAIT,),
+        {},
+        "",
+    ),
+    (
+        "no session id, transcript wait",
+        nothing,
+        {"session_id": None},
+        (TRANSCRIPT_WAIT,),
+        {},
+        FROM_TRANSCRIPT,
+    ),
+    (
+        "no session id, transcript wait, stop_hook_active",
+        nothing,
+        {"session_id": None, "stop_hook_active": True},
+        (TRANSCRIPT_WAIT,),
+        {},
+        "",
+    ),
+    ("a session id the server refuses", nothing, {"session_id": "has space"}, None, {}, ""),
+    ("a session id that is not a string", waited, {"session_id": 42}, None, {}, ""),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup", "fields", "transcript", "environ", "stdout"),
+    [row[1:] for row in TABLE],
+    ids=[row[0] for row in TABLE],
+)
+async def test_the_hook_answers_from_the_recorded_state(
+    tmp_path: Path,
+    setup: Setup,
+    fields: dict[str, Any],
+    transcript: tuple[str, ...] | None,
+    environ: dict[str, str],
+    stdout: str,
+) -> None:
+    async with world(tmp_path) as w:
+        await setup(w)
+        payload: dict[str, Any] = {
+            "session_id": SESSION,
+            "hook_event_name": "Stop",
+            "stop_hook_active": False,
+            "cwd": str(tmp_path),
+            **fields,
+        }
+        if transcript is not None:
+            payload["transcript_path"] = w.transcript(*transcript)
+        assert await w.hook(payload, **environ) == stdout
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"not json", b"[]", b"null", b'"Stop"', b"{", b"\xff\xfe", b"[" * 100_000],
+)
+async def test_payloads_that_are_not_a_json_object_let_the_agent_stop(
+    tmp_path: Path, data: bytes
+) -> None:
+    async with world(tmp_path) as w:
+        await waited(w)
+        assert await w.hook(data) == ""
+
+
+def test_a_payload_over_64_mib_is_ignored_unread() -> None:
+    assert read_payload(b" " * (MAX_PAYLOAD_BYTES + 1)) is None
+    assert read_payload(b'{"session_id": "s"}') is not None
+
+
+async def test_three_stops_within_two_minutes_let_the_agent_stop(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        await waited(w)
+        payload = {"session_id": SESSION, "stop_hook_active": True}
+        answers = []
+        for _ in range(3):
+            answers.append(await w.hook(payload))
+            w.server_clock.advance(30_000)
+        w.server_clock.advance(120_000)
+        answers.append(await w.hook(payload))
+    assert answers == [BLOCK, BLOCK, "", BLOCK]
+
+
+async def test_with_no_server_the_transcript_and_a_local_count_decide(tmp_path: Path) -> None:
+    async with world(tmp_path, running=False) as w:
+        payload = {"session_id": SESSION, "transcript_path": w.transcript(TRANSCRIPT_WAIT)}
+        answers = []
+        for _ in range(3):
+            answers.append(await w.hook(payload))
+            w.hook_clock.advance(10_000)
+        w.hook_clock.advance(200_000)
+        answers.append(await w.hook(payload))
+        other = await w.hook({**payload, "session_id": "another"})
+    assert answers == [FROM_TRANSCRIPT, FROM_TRANSCRIPT, "", FROM_TRANSCRIPT]
+    assert other == FROM_TRANSCRIPT
+
+
+async def test_the_installed_hook_answers_on_stdout_and_exits_0(tmp_path: Path) -> None:
+    async with chat_world(tmp_path) as real:
+        chat = real.workspace / "Chats" / "team.md"
+        await real.chats.create(str(chat), "Team")
+        await real.chats.read(str(chat), "bot")
+        waited_cli = await real.cli(
+            "wait", "Chats/team.md", "--as", "bot", "--timeout", "1", "--session", "live-1"
+        )
+        payload = json.dumps({"session_id": "live-1", "stop_hook_active": False}).encode()
+        answered = await real.cli("keepalive", stdin=payload)
+        garbage = await real.cli("keepalive", stdin=b"\x00garbage")
+        off = await real.cli("keepalive", stdin=payload, environ=real.environ(QUIRE_KEEPALIVE="0"))
+    assert waited_cli.code == 2
+    arguments = ("Chats/team.md", "--as", "bot", "--timeout", "1", "--session", "live-1")
+    command = shlex.join([*PROGRAM, "chat", "wait", *arguments])
+    assert (answered.code, answered.stdout, answered.stderr) == (
+        0,
+        json.dumps({"decision": "block", "reason": command}) + "\n",
+        "",
+    )
+    assert (garbage.code, garbage.stdout) == (0, "")
+    assert (off.code, off.stdout) == (0, "")
