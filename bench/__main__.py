@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import sys
 
-from bench import markdown, mcp, server
+from bench import chat, chat_format, markdown, mcp, server, ui
 
-SUITES = {"markdown": markdown.run, "server": server.run, "mcp": mcp.run}
+SUITES = {
+    "markdown": markdown.run,
+    "server": server.run,
+    "mcp": mcp.run,
+    "chat-format": chat_format.run,
+    "chat": chat.run,
+    "ui": ui.run,
+}
 
 
 def main(argv: list[str]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import anyio
 import pytest
@@ -193,3 +193,50 @@ async def test_a_document_opened_before_the_watcher_started_is_watched_too(
     async with documents:
         write(note, "changed\n")
         await until_text(live, lambda text: text == "changed\n")
+
+
+async def next_conflict(events: AsyncIterator[Event]) -> Event:
+    """The next conflict event (edits announce themselves too)."""
+    with anyio.fail_after(10):
+        async for event in events:
+            if event.kind == "conflict":
+                return event
+    raise AssertionError("the events ended before a conflict event came")
+
+
+async def raise_conflict(
+    documents: LiveDocuments, note: Path, events: AsyncIterator[Event]
+) -> LiveDocument:
+    live = await documents.open(note)
+    await documents.replace_unique(live.doc_id, "item one", "mine", author="person")
+    atomic_save(note, "theirs\n")
+    assert "resolved" not in (await next_conflict(events)).data
+    return live
+
+
+@pytest.mark.parametrize(("keep", "dirty"), [("mine", True), ("disk", False)])
+async def test_resolving_a_conflict_tells_every_window_it_ended(
+    documents: LiveDocuments, note: Path, bus: EventBus, keep: Literal["mine", "disk"], dirty: bool
+) -> None:
+    async with bus.subscribe("owner") as events:
+        live = await raise_conflict(documents, note, events)
+        await documents.resolve_conflict(live.doc_id, keep)
+        ended = await next_conflict(events)
+    assert ended == Event(
+        "conflict", {"docId": live.doc_id, "path": str(note), "resolved": True, "dirty": dirty}
+    )
+    assert documents.conflict(live.doc_id) is None
+
+
+async def test_a_conflict_ends_for_every_window_when_the_file_goes_back(
+    documents: LiveDocuments, note: Path, bus: EventBus
+) -> None:
+    async with bus.subscribe("owner") as events:
+        live = await raise_conflict(documents, note, events)
+        atomic_save(note, NOTE)
+        ended = await next_conflict(events)
+    assert ended == Event(
+        "conflict", {"docId": live.doc_id, "path": str(note), "resolved": True, "dirty": True}
+    )
+    assert documents.conflict(live.doc_id) is None
+    assert "mine" in live.text()

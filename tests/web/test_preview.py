@@ -85,6 +85,61 @@ async def test_render_reads_the_live_text_with_unsaved_edits(
     assert data["dirty"] is True
 
 
+async def test_the_head_of_a_long_document_renders_first_and_says_it_is_partial(
+    ui_app: Starlette, client: httpx.AsyncClient, settings: Settings
+) -> None:
+    section = "## Part\n\n" + "A paragraph of plain words to read.\n\n" * 20
+    path = settings.workspaces[0].resolve() / "long.md"
+    path.write_text("# Long\n\n" + section * 400, encoding="utf-8")
+    doc_id = await open_doc(client, path)
+    head = (
+        await client.get(f"/api/documents/render?docId={doc_id}&part=head", headers=AUTH)
+    ).json()
+    whole = (await client.get(f"/api/documents/render?docId={doc_id}", headers=AUTH)).json()
+    assert head["partial"] is True
+    assert whole["partial"] is False
+    assert 32 * 1024 < len(head["html"]) < len(whole["html"]) // 4
+    assert whole["html"].startswith(head["html"])
+
+
+async def test_rendering_the_same_text_again_is_remembered(
+    ui_app: Starlette, client: httpx.AsyncClient, doc: Path
+) -> None:
+    doc_id = await open_doc(client, doc)
+    url = f"/api/documents/render?docId={doc_id}"
+    first = (await client.get(url, headers=AUTH)).json()
+    hits = preview.rendered.cache_info().hits
+    assert (await client.get(url, headers=AUTH)).json() == first
+    assert preview.rendered.cache_info().hits == hits + 1
+    edit = {"find": "# Title", "replace": "# Retitled"}
+    assert (await client.post("/api/documents/edit", json=edit, headers=AUTH)).status_code == 200
+    assert "Retitled" in (await client.get(url, headers=AUTH)).json()["html"]
+
+
+async def test_the_head_of_a_short_document_is_the_whole_document(
+    ui_app: Starlette, client: httpx.AsyncClient, doc: Path
+) -> None:
+    doc_id = await open_doc(client, doc)
+    head = (
+        await client.get(f"/api/documents/render?docId={doc_id}&part=head", headers=AUTH)
+    ).json()
+    whole = (await client.get(f"/api/documents/render?docId={doc_id}", headers=AUTH)).json()
+    assert head == whole
+    assert head["partial"] is False
+
+
+@pytest.mark.parametrize("part", ["", "tail", "HEAD", "head\u0000"])
+async def test_a_part_other_than_head_is_refused(
+    ui_app: Starlette, client: httpx.AsyncClient, doc: Path, part: str
+) -> None:
+    doc_id = await open_doc(client, doc)
+    response = await client.get(
+        "/api/documents/render", params={"docId": doc_id, "part": part}, headers=AUTH
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["argument"] == "part"
+
+
 @pytest.mark.parametrize(
     ("query", "status", "argument"),
     [

@@ -103,7 +103,14 @@ def _read_lines(stream: IO[str], lines: queue.Queue[str]) -> None:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
+def server_env() -> dict[str, str]:
+    """Environment variables the server runs with on top of this process's (a test module
+    overrides this fixture to give it, say, its own HOME and PATH)."""
+    return {}
+
+
+@pytest.fixture
+def server(tmp_path: Path, server_env: dict[str, str]) -> Iterator[Server]:
     """`quire serve` on a free port over a small workspace, stopped with SIGINT afterwards."""
     workspace = (tmp_path / "workspace").resolve()
     (workspace / "notes").mkdir(parents=True)
@@ -121,7 +128,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
         "--state-dir",
         str(state),
     ]
-    env = {**os.environ, "QUIRE_HOME": str(state)}
+    env = {**os.environ, "QUIRE_HOME": str(state), **server_env}
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=log, text=True, env=env, cwd=tmp_path
     )

@@ -289,3 +289,47 @@ def test_an_agent_opening_at_a_line_scrolls_there(page: Page, server: Server) ->
     expect(
         page.locator(".read-content h2", has_text=re.compile(r"^Part 1$"))
     ).not_to_be_in_viewport()
+
+
+def test_resolving_a_conflict_clears_the_banner_in_every_window(
+    open_page: PageFactory, server: Server
+) -> None:
+    first = open_page()
+    open_from_tree(first, "welcome")
+    switch_view(first, "edit")
+    second = open_page()
+    expect(second.locator(".tab.active")).to_contain_text("welcome")
+    first.locator(".cm-line", has_text="Closing words").click()
+    first.keyboard.press("End")
+    first.keyboard.type(" Unsaved words.")
+    eventually(lambda: "Unsaved words." in current_text(server), "the typing to reach the server")
+    (server.workspace / "welcome.md").write_text(
+        "# Welcome\n\nChanged on disk.\n", encoding="utf-8"
+    )
+    for page in (first, second):
+        expect(page.locator(".conflict-banner")).to_contain_text("changed on disk")
+    first.locator(".conflict-banner").get_by_role("button", name="Keep mine").click()
+    for page in (first, second):
+        expect(page.locator(".conflict-banner")).to_have_count(0)
+        expect(page.locator(".tab.active")).to_have_class(re.compile(r"\bunsaved\b"))
+    assert "Unsaved words." in current_text(server)
+
+
+def test_a_conflict_taken_from_disk_elsewhere_leaves_this_window_clean(
+    open_page: PageFactory, server: Server
+) -> None:
+    first = open_page()
+    open_from_tree(first, "welcome")
+    switch_view(first, "source")
+    second = open_page()
+    first.locator(".cm-line", has_text="Closing words").click()
+    first.keyboard.press("End")
+    first.keyboard.type(" Mine.")
+    eventually(lambda: "Mine." in current_text(server), "the typing to reach the server")
+    (server.workspace / "welcome.md").write_text("# Welcome\n\nDisk wins.\n", encoding="utf-8")
+    expect(second.locator(".conflict-banner")).to_be_visible()
+    second.locator(".conflict-banner").get_by_role("button", name="Take disk version").click()
+    for page in (first, second):
+        expect(page.locator(".conflict-banner")).to_have_count(0)
+        expect(page.locator(".tab.active")).not_to_have_class(re.compile(r"\bunsaved\b"))
+    expect(first.locator(".cm-content")).to_contain_text("Disk wins.")

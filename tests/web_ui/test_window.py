@@ -153,42 +153,6 @@ def test_a_browser_without_a_session_is_asked_to_sign_in(
     assert response.status == 401
 
 
-def test_search_is_hidden_while_the_server_has_no_search(page: Page) -> None:
-    expect(page.locator(".tree-file", has_text="welcome")).to_be_visible()
-    expect(page.get_by_label("Search documents")).to_have_count(0)
-
-
-def test_search_results_show_line_snippets_and_open_at_the_line(
-    open_page: PageFactory, server: Server
-) -> None:
-    sections = "\n".join(f"## Part {n}\n\nFiller text {n}.\n" for n in range(1, 80))
-    (server.workspace / "deep.md").write_text(
-        f"# Deep\n\n{sections}\nThe needle sits here.\n", encoding="utf-8"
-    )
-    needle_line = 3 + 79 * 4 + 1
-    path = str(server.workspace / "deep.md")
-
-    def stand_in_search(page: Page) -> None:
-        # The server's search is its own issue; this stands in for its answer.
-        hits = [{"path": path, "line": needle_line, "snippet": "The needle sits here."}]
-        page.route(
-            re.compile(r".*/api/search\?.*"),
-            lambda route: route.fulfill(json={"results": hits}),
-        )
-
-    page = open_page(before=stand_in_search)
-    box = page.get_by_label("Search documents")
-    box.fill("needle")
-    box.press("Enter")
-    hit = page.locator(".search-hit")
-    expect(hit).to_contain_text(f"line {needle_line}")
-    expect(hit.locator("mark")).to_have_text("needle")
-    screenshot(page, "14-search-results")
-    hit.click()
-    expect(page.locator(".tab.active")).to_contain_text("deep")
-    expect(page.locator(".read-content p", has_text="The needle sits here.")).to_be_in_viewport()
-
-
 def test_a_window_whose_session_ended_says_how_to_sign_in_again(page: Page) -> None:
     page.context.clear_cookies()
     page.locator(".tree-file", has_text="welcome").click()

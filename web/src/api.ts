@@ -37,6 +37,7 @@ export interface Rendered {
   has_math: boolean;
   has_mermaid: boolean;
   dirty?: boolean;
+  partial?: boolean;
 }
 
 export interface Review {
@@ -53,11 +54,62 @@ export interface Review {
   supersededBy: string | null;
 }
 
-export interface SearchHit {
-  path: string;
+export interface SearchLine {
+  /** 1-based line number. */
   line: number;
-  snippet: string;
-  title?: string;
+  /** The line's text around the match (cut lines are marked with …). */
+  text: string;
+}
+
+export interface SearchResult {
+  path: string;
+  title: string;
+  /** How many lines of the file hold the query (`lines` shows the first few). */
+  matches: number;
+  lines: SearchLine[];
+}
+
+export interface SearchAnswer {
+  query: string;
+  results: SearchResult[];
+  /** How many files matched in all (`results` holds at most the limit). */
+  total: number;
+  searched: number;
+  truncated: boolean;
+  unreadCount: number;
+  /** What was not searched and why, in words. */
+  note?: string;
+}
+
+export type AgentState = "connected" | "other" | "stale" | "absent";
+
+export interface AgentInfo {
+  id: string;
+  name: string;
+  /** Whether the agent is installed on the server's machine. */
+  detected: boolean;
+  state: AgentState;
+  /** What the agent runs now, and what Connect would do about it. */
+  detail: string;
+  /** Exactly the command (or JSON) that registers Quire with it by hand. */
+  command: string;
+}
+
+export interface HookInfo {
+  installed: boolean;
+  chatInstalled: boolean;
+  command: string;
+  detail?: string;
+}
+
+export interface AgentsOverview {
+  agents: AgentInfo[];
+  hook: HookInfo;
+}
+
+export interface Outcome {
+  ok: boolean;
+  message: string;
 }
 
 export interface Opened {
@@ -90,7 +142,7 @@ export function notifyUnauthorized(): void {
   unauthorizedListeners.forEach((listener) => listener());
 }
 
-async function request<T>(method: string, url: string, body?: unknown): Promise<T> {
+export async function request<T>(method: string, url: string, body?: unknown): Promise<T> {
   const init: RequestInit = {
     method,
     credentials: "same-origin",
@@ -182,7 +234,9 @@ export const api = {
   close: (docId: string) => post<WindowInfo>("/api/window/close", { docId }),
   present: (path?: string) => post<{ ok: boolean; path: string }>("/api/window/present", path ? { path } : {}),
   leavePresent: () => post<WindowInfo>("/api/window/leave-present", {}),
-  render: (docId: string) => get<Rendered>(`/api/documents/render?docId=${q(docId)}`),
+  /** The Read view's HTML; `head` asks for a long document's beginning first (`partial`). */
+  render: (docId: string, head = false) =>
+    get<Rendered>(`/api/documents/render?docId=${q(docId)}${head ? "&part=head" : ""}`),
   documentState: (docId: string) =>
     get<{ docId: string; path: string; dirty: boolean; conflict: { mine: string; disk: string } | null }>(
       `/api/documents/state?docId=${q(docId)}`,
@@ -203,16 +257,10 @@ export const api = {
     const body = comments.trim() ? { verdict, comments } : { verdict };
     return asReview(await post<Record<string, unknown>>(`/api/reviews/${q(id)}/decision`, body));
   },
-  async search(query: string): Promise<SearchHit[]> {
-    const data = await get<{ results?: unknown[] } | unknown[]>(`/api/search?q=${q(query)}`);
-    const rows = (Array.isArray(data) ? data : (data.results ?? [])) as Record<string, unknown>[];
-    return rows.map((row) => ({
-      path: String(row.path ?? ""),
-      line: Number(row.line ?? row.lineNumber ?? 1),
-      snippet: String(row.snippet ?? row.text ?? row.preview ?? ""),
-      title: row.title === undefined ? undefined : String(row.title),
-    }));
-  },
+  agents: () => get<AgentsOverview>("/api/agents"),
+  connectAgent: (id: string) => post<Outcome>(`/api/agents/${q(id)}/connect`, {}),
+  changeHook: (chat: boolean, remove: boolean) => post<Outcome>("/api/agents/hook", { chat, remove }),
+  search: (query: string, limit = 50) => get<SearchAnswer>(`/api/search?q=${q(query)}&limit=${limit}`),
 };
 
 export { asReview };

@@ -6,5 +6,7 @@ import "./metrics";
 import "./styles/base.css";
 import "./styles/app.css";
 import "./styles/document.css";
+import "./styles/settings.css";
+import "./styles/chat.css";
 
 render(<App />, document.getElementById("app")!);

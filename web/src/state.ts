@@ -67,10 +67,11 @@ export const conflicts = signal<Record<string, Conflict>>({});
 export const dirty = signal<Record<string, boolean>>({});
 export const connection = signal<ConnectionState>("connecting");
 export const signedOut = signal(false);
-export const searchAvailable = signal(true);
 export const sidebarOpen = signal(window.matchMedia("(min-width: 760px)").matches);
 export const drawerOpen = signal(false);
 export const paletteOpen = signal(false);
+/** The Settings page (its Agents section: connecting coding agents). */
+export const settingsOpen = signal(false);
 export const toasts = signal<Toast[]>([]);
 /** Lines to scroll to once a document's view is showing it (from `open` with a line). */
 export const pendingLines = signal<Record<string, number>>({});
@@ -179,14 +180,24 @@ export function hideReview(): void {
   review.value = null;
 }
 
-/** How an author reads in the window: API callers are agents, the browser is "you". */
+/** How an author reads in the window: an agent by the name it gave (or "Agent" when it gave
+ * none); the person's own changes, from this or another browser window, are "You". */
 export function agentName(author: string): string {
-  if (!author || author === "owner") return "Agent";
-  if (author === PERSON) return "You";
+  if (!author || author === UNNAMED_AGENT) return "Agent";
+  if (isPerson(author)) return "You";
   return author;
 }
 
 export const PERSON = "person";
+/** The author of an agent's change when the agent named nobody. */
+const UNNAMED_AGENT = "agent";
+/** The signed-in person: the author of what a browser window changes through the API. */
+const OWNER = "owner";
+
+/** Whether `author` is the person at this window rather than an agent. */
+export function isPerson(author: string): boolean {
+  return author === PERSON || author === OWNER;
+}
 
 /** The document's unsaved and conflict state, as the server has it. */
 const stateTimers = new Map<string, number>();
@@ -213,16 +224,6 @@ export function refreshDocumentState(docId: string, delay = 0): void {
   );
 }
 
-async function probeSearch(): Promise<void> {
-  try {
-    await api.search("");
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404 && !error.type.startsWith("File")) {
-      searchAvailable.value = false;
-    }
-  }
-}
-
 export function boot(): void {
   const notice = /^#notice=(.*)$/.exec(location.hash);
   if (notice) {
@@ -233,7 +234,6 @@ export function boot(): void {
   void refreshFiles();
   void refreshRecents();
   void refreshReview();
-  void probeSearch();
 }
 
 /** After the event socket reconnects: anything may have changed while it was down. */
@@ -368,7 +368,7 @@ export async function decideReview(verdict: "approved" | "changes_requested" | "
       reviewId: shown.reviewId,
       text: late
         ? `${words}. The review's time had run out, so this was recorded as a late decision.`
-        : `${words}. ${shown.requestedBy} has been told.`,
+        : `${words}. ${agentName(shown.requestedBy)} has been told.`,
       tone: late ? "warning" : "success",
     };
     review.value = null;
@@ -437,7 +437,7 @@ export function handleEvent(event: WindowEvent): void {
     }
     case "activity": {
       const path = text(data.path);
-      if (!path || text(data.author) === PERSON) break;
+      if (!path || isPerson(text(data.author))) break;
       addActivity({ path, author: agentName(text(data.author)), kind: text(data.kind) || "edit", at: Date.now() });
       if (text(data.kind) !== "edit") void refreshFiles();
       break;
@@ -446,9 +446,11 @@ export function handleEvent(event: WindowEvent): void {
       const docId = docIdFor(data);
       if (!docId) break;
       if (data.resolved === true) {
+        // Resolved here, in another window, or the file went back to what the buffer rests on.
         const rest = { ...conflicts.value };
         delete rest[docId];
         conflicts.value = rest;
+        if (typeof data.dirty === "boolean") markDirty(docId, data.dirty);
         break;
       }
       const mine = text(data.mine ?? data.buffer ?? data.live ?? data.ours);
@@ -464,7 +466,7 @@ export function handleEvent(event: WindowEvent): void {
       if (typeof data.dirty === "boolean") markDirty(docId, data.dirty);
       else if (shown) refreshDocumentState(docId, 150);
       const author = text(data.author);
-      if (author && author !== PERSON) {
+      if (author && !isPerson(author)) {
         const from = num(data.from ?? data.start);
         const to = num(data.to ?? data.end);
         agentEdits.value = {

@@ -1,7 +1,7 @@
 """The search_vault tool (and the search behind ``text://vault-search``): a bounded grep.
 
 Searches the server's workspace files and recent documents, or a ``vault`` folder on disk
-(no server needed), through ``quire.client.grep``. Semantic search comes with the search
+(no server needed), through ``quire.search.grep``. Semantic search comes with the search
 index; until then it is reported unavailable with a note.
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 
 import anyio
 
-from quire.client.grep import GrepResult, grep_files, unread_note, walk_folder
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.fs.sandbox import is_dotfile_name
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
+from quire.search.grep import GrepResult, grep_files, unread_note, walk_folder
 
 LIMIT = (1, 200, 50)
 """How many results one search may return: least, most and default."""

@@ -41,3 +41,15 @@ def conflict_event(live: LiveDocument, disk: str) -> Event:
         "disk": disk,
     }
     return Event("conflict", data)
+
+
+def conflict_resolved_event(live: LiveDocument) -> Event:
+    """The conflict of ``live`` ended (resolved in a window, or the file went back to the text
+    the buffer rests on): every window drops its banner; ``dirty`` is the state now."""
+    data: dict[str, object] = {
+        "docId": live.doc_id,
+        "path": str(live.path),
+        "resolved": True,
+        "dirty": live.is_dirty,
+    }
+    return Event("conflict", data)

@@ -24,7 +24,11 @@ from quire.db.engine import Database
 from quire.markdown import edits
 from quire.markdown.edits import EditPreview, Replacement
 from quire.services.buffer_journal import text_hash
-from quire.services.document_events import conflict_event, edit_events
+from quire.services.document_events import (
+    conflict_event,
+    conflict_resolved_event,
+    edit_events,
+)
 from quire.services.edit_previews import EditPreviews
 from quire.services.events import Event, EventBus
 from quire.services.live_document import LiveDocument, Origin
@@ -297,7 +301,8 @@ class LiveDocuments:
     async def resolve_conflict(self, doc_id: str, keep: Keep) -> None:
         """End a conflict: keep the person's text (``mine``; it stays unsaved, now based on the
         file as it is) or the file's (``disk``; the live text becomes it). Either is allowed
-        without a conflict: ``disk`` then reloads the file."""
+        without a conflict: ``disk`` then reloads the file. Every window is told the conflict
+        ended."""
         live = self._require(doc_id)
         async with live.lock:
             disk = await read_file(live.path)
@@ -306,6 +311,7 @@ class LiveDocuments:
             else:
                 await live.journal.rebase(disk)
             live.conflict = None
+        self._publish(conflict_resolved_event(live))
 
     async def unload(self, doc_id: str) -> bool:
         """Close ``doc_id`` when no editor is connected to it; its buffer stays stored.
@@ -383,6 +389,7 @@ class LiveDocuments:
                 await self._reload(live)
 
     async def _reload(self, live: LiveDocument) -> None:
+        had_conflict = live.conflict is not None
         async with live.lock:
             try:
                 disk = await read_file(live.path)
@@ -391,19 +398,24 @@ class LiveDocuments:
                 return
             if text_hash(disk) == live.journal.base_hash:
                 # Quire's own save, or a write of the same text: nothing to reload.
-                live.conflict = None
+                self._end_conflict(live, had_conflict)
                 return
             # An editor typing during a long diff makes the buffer dirty: decide again.
             for _attempt in range(_RELOAD_ATTEMPTS):
                 if live.is_dirty and live.text() != disk:
                     break
                 if await adopt_file_text(live, disk, unless_typed=True):
-                    live.conflict = None
+                    self._end_conflict(live, had_conflict)
                     return
             if live.conflict == disk:
                 return  # the same change reported again: the window already has it
             live.conflict = disk
         self._publish(conflict_event(live, disk))
+
+    def _end_conflict(self, live: LiveDocument, had_conflict: bool) -> None:
+        live.conflict = None
+        if had_conflict:
+            self._publish(conflict_resolved_event(live))
 
     def _publish(self, *events: Event) -> None:
         for user in self._users():

@@ -24,7 +24,19 @@ from quire.core.views import OWNER
 from quire.mcp.http import ENDPOINT_PATH, mcp_endpoint
 from quire.services.app import AppServices
 from quire.services.server_file import server_file
-from quire.web import documents, events, preview, reviews, static_files, sync, windows
+from quire.web import (
+    agents,
+    chats,
+    documents,
+    events,
+    preview,
+    rendering,
+    reviews,
+    search,
+    static_files,
+    sync,
+    windows,
+)
 from quire.web.auth import AuthMiddleware, HostOriginMiddleware, Sessions
 from quire.web.errors import http_error_handler, internal_error_handler, quire_error_handler
 from quire.web.limits import BodyLimitMiddleware
@@ -69,6 +81,7 @@ def create_app(services: AppServices) -> Starlette:
         state=settings.state_dir,
         home=Path.home(),
         clock=services.clock,
+        chat_enabled=settings.chat_enabled,
     )
 
     @asynccontextmanager
@@ -85,10 +98,14 @@ def create_app(services: AppServices) -> Starlette:
         *documents.routes,
         *windows.routes,
         *reviews.routes,
+        *chats.routes,
         *preview.routes,
+        *rendering.routes,
+        *search.routes,
         *static_files.routes,
         *events.routes,
         *sync.routes,
+        *agents.routes,
         Route(ENDPOINT_PATH, mcp.app, methods=["GET", "POST", "DELETE"], name="mcp"),
     ]
     middleware = [

@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from quire import __version__
-from quire.web import documents, preview, reviews, windows
+from quire.web import agents, chats, documents, preview, rendering, reviews, windows
 from quire.web.auth import SESSION_COOKIE
 
 OPENAPI_PATH = "/api/openapi.json"
@@ -67,13 +67,16 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", "/api/documents/save", "Save the open document", "documents",
               documents.SaveBody),
     Operation("GET", "/api/documents/render", "The Read view's HTML of an open document",
-              "documents", query=(Query("docId", "string", "The open tab's docId.", True),)),
+              "documents", query=(Query("docId", "string", "The open tab's docId.", True),
+                                  Query("part", "string", "head: a long document's start."))),
     Operation("GET", "/api/documents/state", "Unsaved edits and conflict of an open document",
               "documents", query=(Query("docId", "string", "The open tab's docId.", True),)),
     Operation("POST", "/api/documents/toggle-task", "Tick or clear a task checkbox",
               "documents", preview.ToggleTaskBody),
     Operation("POST", "/api/documents/resolve-conflict", "Keep your text or the file's",
               "documents", preview.ResolveConflictBody),
+    Operation("POST", "/api/render", "Any Markdown text as sanitised HTML", "documents",
+              rendering.RenderBody),
     Operation("GET", "/api/window", "The window state", "window"),
     Operation("POST", "/api/window/present", "Present a document", "window", windows.PresentBody),
     Operation("POST", "/api/window/leave-present", "Leave present mode", "window",
@@ -98,13 +101,51 @@ OPERATIONS: tuple[Operation, ...] = (
               reviews.DecisionBody),
     Operation("GET", "/api/annotations", "A file's review verdict, comments and tasks",
               "reviews", query=(Query("path", "string", "The file's absolute path.", True),)),
+    Operation("GET", "/api/search", "Search the documents for a phrase", "search",
+              query=(Query("q", "string", "The words to find, 1 to 1,000 characters.", True),
+                     Query("limit", "integer", "1 to 200, default 50."),
+                     Query("workspace", "string", "Search only this served folder."))),
+    Operation("GET", "/api/agents", "The coding agents and hooks Quire connects", "agents"),
+    Operation("POST", "/api/agents/{agent_id}/connect", "Register Quire with an agent",
+              "agents", agents.ConnectBody),
+    Operation("POST", "/api/agents/hook", "Install or remove Quire's agent hooks", "agents",
+              agents.HookBody),
+    Operation("GET", "/api/chats", "The chats, most recently active first", "chats",
+              query=(Query("workspace", "string", "Only the chats of this served folder."),
+                     Query("as", "string", "The reader whose unread messages to count."))),
+    Operation("POST", "/api/chats", "Create a chat, or make a note one", "chats",
+              chats.ChatCreateBody),
+    Operation("GET", "/api/chats/read", "A chat's messages, presence and roles", "chats",
+              query=(Query("path", "string", "The chat's absolute path.", True),
+                     Query("as", "string", "Mark everything read for this name."),
+                     Query("after", "integer", "Only messages numbered above this."),
+                     Query("session", "string", "The agent session reading, for keepalive."))),
+    Operation("POST", "/api/chats/post", "Post a message or a slash command", "chats",
+              chats.ChatPostBody),
+    Operation("POST", "/api/chats/wait", "Wait for new messages", "chats", chats.ChatWaitBody),
+    Operation("POST", "/api/chats/leave", "Leave a chat", "chats", chats.ChatLeaveBody),
+    Operation("GET", "/api/chats/session", "An agent session's last chat command", "chats",
+              query=(Query("id", "string", "The agent's session id.", True),)),
+    Operation("POST", "/api/chats/session/stop", "Record a stop attempt of a session",
+              "chats", chats.ChatStopBody),
+    Operation("POST", "/api/chats/pin", "Pin or unpin a chat", "chats", chats.ChatPinBody),
+    Operation("POST", "/api/chats/delete", "Delete a chat", "chats", chats.ChatPathBody),
+    Operation("GET", "/api/chats/gifs", "The chat pictures of a workspace", "chats",
+              query=(Query("workspace", "string", "The served folder.", True),)),
+    Operation("GET", "/api/chats/gif", "One chat picture, served inert", "chats",
+              query=(Query("workspace", "string", "The served folder.", True),
+                     Query("name", "string", "The picture's name.", True))),
+    Operation("POST", "/api/chats/avatar", "Set a name's avatar", "chats",
+              chats.ChatAvatarBody),
 )  # fmt: skip
 """Every operation of the HTTP API, in the order the document lists them."""
 
 _DESCRIPTION = (
     "The HTTP API of a Quire server. Every operation except /health needs "
     "`Authorization: Bearer <token>` (the token is in the state folder's server.json) or the "
-    'browser\'s session cookie. Errors answer `{"error": {"type", "message", '
+    "browser's session cookie. A token request may name the agent it acts for in "
+    "`X-Quire-Agent` (percent-encoded UTF-8): its changes are attributed to that name, or to "
+    '`agent` without one. Errors answer `{"error": {"type", "message", '
     '"argument"?, "matchCount"?}}`. Live channels are WebSockets, outside this document: '
     "/ws/events carries window events as JSON text frames, and /ws/documents/{docId} speaks "
     "the Yjs sync protocol of one open document."

@@ -6,6 +6,7 @@ Thin: parse the request, call the live documents, the window or the shared rende
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 from urllib.parse import quote, unquote_to_bytes
@@ -17,7 +18,8 @@ from starlette.routing import BaseRoute, Route
 
 from quire.core.errors import InvalidArgument, NotOpen, QuireError
 from quire.core.views import OPEN_MODES, OpenMode
-from quire.markdown.render import render
+from quire.markdown.head import head_end
+from quire.markdown.render import Rendered, render
 from quire.markdown.tasks import toggle_task
 from quire.services.live_document import LiveDocument
 from quire.web.arguments import StrictBody, absolute_path, query_args, read_body
@@ -39,6 +41,13 @@ class ToggleTaskBody(StrictBody):
 class ResolveConflictBody(StrictBody):
     docId: str
     keep: Literal["mine", "disk"]
+
+
+@functools.lru_cache(maxsize=8)
+def rendered(text: str) -> Rendered:
+    """The shared renderer's output for ``text``, remembered for the last few texts: the Read
+    view asks again after every view switch, and a long document takes seconds to render."""
+    return render(text)
 
 
 def _doc_id(raw: str | None) -> str:
@@ -66,17 +75,29 @@ async def _live(request: Request, doc_id: str) -> LiveDocument:
 
 
 async def rendered_document(request: Request) -> JSONResponse:
-    """The Read view of the open document `docId`: `{html, has_math, has_mermaid, dirty}`,
-    rendered from its live text (unsaved edits included) by the same renderer as exports."""
-    values = query_args(request, ("docId",))
+    """The Read view of the open document `docId`: `{html, has_math, has_mermaid, dirty,
+    partial}`, rendered from its live text (unsaved edits included) by the same renderer as
+    exports. `part=head` asks for the beginning of a long document first (up to a heading
+    past its first 32 KB; `partial: true`), so the view shows it at once; a short document
+    is rendered whole either way."""
+    values = query_args(request, ("docId", "part"))
+    part = values.get("part")
+    if part not in (None, "head"):
+        raise InvalidArgument(
+            f"`part` must be head (or left out for the whole document), got {part!r}.",
+            argument="part",
+        )
     live = await _live(request, _doc_id(values.get("docId")))
-    result = await anyio.to_thread.run_sync(render, live.text())
+    text = live.text()
+    end = head_end(text) if part == "head" else None
+    result = await anyio.to_thread.run_sync(rendered, text if end is None else text[:end])
     return JSONResponse(
         {
             "html": result.html,
             "has_math": result.has_math,
             "has_mermaid": result.has_mermaid,
             "dirty": live.is_dirty,
+            "partial": end is not None,
         }
     )
 

@@ -1,11 +1,13 @@
 // The window: sidebar, tabs, the open document, status bar, and the panels over them.
-// Keyboard first: Ctrl/Cmd+K commands, Ctrl/Cmd+B activity, Ctrl/Cmd+S save, Escape leaves
-// present mode.
+// Keyboard first: Ctrl/Cmd+K commands, Ctrl/Cmd+Shift+F search, Ctrl/Cmd+B activity,
+// Ctrl/Cmd+S save, Escape leaves present mode.
 
 import { useEffect } from "preact/hooks";
 import { onUnauthorized } from "../api";
+import { ChatMode } from "../chat/ChatMode";
+import { chatOpen, handleChatEvent, openFromAddress } from "../chat/chatState";
 import { keepLive } from "../collab";
-import { EventChannel } from "../events";
+import { EventChannel, type WindowEvent } from "../events";
 import {
   activeTab,
   boot,
@@ -19,15 +21,17 @@ import {
   review,
   save,
   setView,
+  settingsOpen,
   signedOut,
   sidebarOpen,
   unseenActivity,
   windowLoaded,
 } from "../state";
 import { ActivityDrawer } from "./ActivityDrawer";
-import { CommandPalette } from "./CommandPalette";
+import { CommandPalette, focusSearch } from "./CommandPalette";
 import { DocumentPane, loadEditor } from "./DocumentPane";
 import { ReviewPanel } from "./ReviewPanel";
+import { Settings } from "./Settings";
 import { Sidebar } from "./Sidebar";
 import { StatusBar } from "./StatusBar";
 import { TabBar } from "./TabBar";
@@ -37,7 +41,11 @@ import { Welcome } from "./Welcome";
 function onKey(event: KeyboardEvent): void {
   const mod = event.ctrlKey || event.metaKey;
   const key = event.key.toLowerCase();
-  if (mod && !event.altKey && key === "k") {
+  if (mod && event.shiftKey && !event.altKey && key === "f") {
+    event.preventDefault();
+    paletteOpen.value = false;
+    focusSearch();
+  } else if (mod && !event.altKey && key === "k") {
     event.preventDefault();
     paletteOpen.value = !paletteOpen.value;
   } else if (mod && !event.altKey && key === "b") {
@@ -57,6 +65,7 @@ function onKey(event: KeyboardEvent): void {
     sidebarOpen.value = !sidebarOpen.value;
   } else if (key === "escape" && !event.defaultPrevented) {
     if (paletteOpen.value) paletteOpen.value = false;
+    else if (settingsOpen.value) settingsOpen.value = false;
     else if (presenting.value) void leavePresent();
     else if (drawerOpen.value) drawerOpen.value = false;
   }
@@ -87,7 +96,11 @@ function PresentHint() {
 export function App() {
   useEffect(() => {
     onUnauthorized(() => (signedOut.value = true));
-    const channel = new EventChannel(handleEvent, (state) => {
+    const onEvent = (event: WindowEvent) => {
+      handleEvent(event);
+      handleChatEvent(event);
+    };
+    const channel = new EventChannel(onEvent, (state) => {
       const wasOffline = connection.peek() === "offline";
       connection.value = state;
       if (state === "online" && wasOffline) resync();
@@ -100,6 +113,7 @@ export function App() {
       keepLive([]);
     });
     boot();
+    openFromAddress();
     // Fetch the editor once the window is idle, so switching to Edit is instant.
     const idle = window.setTimeout(() => void loadEditor(), 1500);
     window.addEventListener("keydown", onKey, { capture: true });
@@ -112,6 +126,17 @@ export function App() {
   }, []);
 
   if (signedOut.value) return <SignedOut />;
+  if (chatOpen.value) {
+    return (
+      <div class={`app chat-app ${review.value ? "with-review" : ""}`}>
+        <ChatMode />
+        <ReviewPanel />
+        <CommandPalette />
+        {settingsOpen.value ? <Settings /> : null}
+        <Toasts />
+      </div>
+    );
+  }
   const tab = activeTab.value;
   const isPresenting = presenting.value;
   const classes = [
@@ -139,6 +164,7 @@ export function App() {
       <ReviewPanel />
       {isPresenting ? null : <ActivityDrawer />}
       <CommandPalette />
+      {settingsOpen.value ? <Settings /> : null}
       <Toasts />
     </div>
   );

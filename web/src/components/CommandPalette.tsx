@@ -1,9 +1,11 @@
-// The command palette (Ctrl/Cmd+K): open a file by name, switch view, present, save, search.
-// Typing filters files and commands together; `>` shows only commands.
+// The command palette (Ctrl/Cmd+K): open a file by name, switch view, present, save, search
+// the documents, open the settings. Typing filters files and commands together; `>` shows only
+// commands; "Search documents for …" lists the matching lines.
 
 import { useSignal } from "@preact/signals";
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
-import { api, type SearchHit } from "../api";
+import { api, type SearchAnswer } from "../api";
+import { chatOpen, leaveChats, openChats } from "../chat/chatState";
 import { title } from "../paths";
 import {
   activeTab,
@@ -14,8 +16,8 @@ import {
   paletteOpen,
   present,
   save,
-  searchAvailable,
   setView,
+  settingsOpen,
   sidebarOpen,
   toast,
 } from "../state";
@@ -51,6 +53,12 @@ export function fuzzy(query: string, text: string): number {
   return score - t.length / 100;
 }
 
+/** Show the sidebar and put the cursor in its search box. */
+export function focusSearch(): void {
+  sidebarOpen.value = true;
+  window.setTimeout(() => window.dispatchEvent(new Event("quire:focus-search")), 0);
+}
+
 function commands(): Item[] {
   const tab = activeTab.value;
   const list: Item[] = [];
@@ -79,24 +87,34 @@ function commands(): Item[] {
       run: () => (sidebarOpen.value = !sidebarOpen.value),
     },
   );
-  if (searchAvailable.value) {
-    list.push({
+  list.push(
+    {
       id: "search",
       label: "Search documents",
       icon: "search",
-      run: () => {
-        sidebarOpen.value = true;
-        window.setTimeout(() => window.dispatchEvent(new Event("quire:focus-search")), 0);
-      },
-    });
-  }
+      keys: "Ctrl ⇧ F",
+      run: focusSearch,
+    },
+    {
+      id: "settings",
+      label: "Settings: Connect an agent",
+      icon: "settings",
+      run: () => (settingsOpen.value = true),
+    },
+    {
+      id: "chats",
+      label: chatOpen.value ? "Leave chats" : "Open chats",
+      icon: "review",
+      run: () => void (chatOpen.value ? leaveChats() : openChats()),
+    },
+  );
   return list;
 }
 
 export function CommandPalette() {
   const query = useSignal("");
   const selected = useSignal(0);
-  const hits = useSignal<SearchHit[] | null>(null);
+  const hits = useSignal<SearchAnswer | null>(null);
   const input = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLUListElement>(null);
   const open = paletteOpen.value;
@@ -122,13 +140,17 @@ export function CommandPalette() {
 
   let items: Item[];
   if (hits.value) {
-    items = hits.value.map((hit, index) => ({
-      id: `hit-${index}`,
-      label: hit.title || title(hit.path),
-      detail: `line ${hit.line} · ${hit.snippet}`,
-      icon: "search" as IconName,
-      run: () => void openPath(hit.path, undefined, hit.line),
-    }));
+    items = hits.value.results.flatMap((result) =>
+      result.lines.map(
+        (line): Item => ({
+          id: `hit-${result.path}-${line.line}`,
+          label: result.title || title(result.path),
+          detail: `line ${line.line} · ${line.text}`,
+          icon: "search",
+          run: () => void openPath(result.path, undefined, line.line),
+        }),
+      ),
+    );
   } else {
     const scoredCommands = commands()
       .map((item) => ({ item, score: fuzzy(needle, item.label) }))
@@ -152,7 +174,7 @@ export function CommandPalette() {
             }),
           );
     items = needle ? [...scoredFiles, ...scoredCommands] : [...scoredCommands, ...scoredFiles];
-    if (needle && !onlyCommands && searchAvailable.value) {
+    if (needle && !onlyCommands) {
       items.push({
         id: "search-text",
         label: `Search documents for “${needle}”`,
@@ -164,6 +186,7 @@ export function CommandPalette() {
               hits.value = found;
               selected.value = 0;
               paletteOpen.value = true;
+              input.current?.focus();
             })
             .catch((error: unknown) => toast(error instanceof Error ? error.message : String(error), "error"));
         },
@@ -174,6 +197,8 @@ export function CommandPalette() {
   const run = (item: Item | undefined) => {
     if (!item) return;
     if (item.id !== "search-text") close();
+    // Anything but chats and settings shows the documents: leave chat mode for it.
+    if (chatOpen.peek() && !["chats", "settings", "search-text"].includes(item.id)) void leaveChats(false);
     item.run();
   };
 
@@ -214,7 +239,11 @@ export function CommandPalette() {
           />
         </label>
         <ul class="palette-list scroll-quiet" id="palette-list" role="listbox" ref={list}>
-          {items.length === 0 ? <li class="palette-empty">Nothing matches “{needle}”.</li> : null}
+          {items.length === 0 ? (
+            <li class="palette-empty">
+              {hits.value ? `No document holds “${hits.value.query}”.` : `Nothing matches “${needle}”.`}
+            </li>
+          ) : null}
           {items.map((item, index) => (
             <li
               key={item.id}

@@ -1,6 +1,6 @@
 // Line icons drawn inline (no icon font, no network): 16px, stroke follows currentColor.
 
-import type { JSX } from "preact";
+import type { ComponentChildren, JSX } from "preact";
 
 const paths: Record<string, JSX.Element> = {
   chevron: <path d="M6 4l4 4-4 4" />,
@@ -76,11 +76,39 @@ const paths: Record<string, JSX.Element> = {
   spark: <path d="M8 2v3M8 11v3M2 8h3M11 8h3M4 4l2 2M10 10l2 2M12 4l-2 2M6 10l-2 2" />,
   plus: <path d="M8 3v10M3 8h10" />,
   diff: <path d="M5 2.5v6M2 5.5h6M9 11.5h5M11.5 2.5l-6 11" />,
+  settings: (
+    <>
+      <path d="M2.5 4.5h6M12 4.5h1.5M2.5 11.5h1.5M7.5 11.5h6" />
+      <circle cx="10.2" cy="4.5" r="1.7" />
+      <circle cx="5.8" cy="11.5" r="1.7" />
+    </>
+  ),
+  copy: (
+    <>
+      <rect x="5.5" y="5.5" width="8" height="8" rx="1.2" />
+      <path d="M10.5 5.5V3.7a1.2 1.2 0 0 0-1.2-1.2H3.7a1.2 1.2 0 0 0-1.2 1.2v5.6a1.2 1.2 0 0 0 1.2 1.2h1.8" />
+    </>
+  ),
+  plug: (
+    <>
+      <path d="M6 2.5v3M10 2.5v3M4.5 5.5h7v2.5a3.5 3.5 0 0 1-7 0z" />
+      <path d="M8 11.5v2.5" />
+    </>
+  ),
 };
 
 export type IconName = keyof typeof paths;
 
 export function Icon({ name, size = 16, class: className }: { name: IconName; size?: number; class?: string }) {
+  return (
+    <LineIcon size={size} class={className}>
+      {paths[name]}
+    </LineIcon>
+  );
+}
+
+/** The frame every line icon shares: a 16-unit box, stroked in the text colour. */
+export function LineIcon({ size = 16, class: className, children }: { size?: number; class?: string; children: ComponentChildren }) {
   return (
     <svg
       class={`icon ${className ?? ""}`}
@@ -94,7 +122,7 @@ export function Icon({ name, size = 16, class: className }: { name: IconName; si
       stroke-linejoin="round"
       aria-hidden="true"
     >
-      {paths[name]}
+      {children}
     </svg>
   );
 }

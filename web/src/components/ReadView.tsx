@@ -14,6 +14,8 @@ import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask } from
 const sources = new WeakMap<Node, string>();
 const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 const FLASH_MS = 2600;
+/** Rendered HTML longer than this lays out only the blocks near the screen (see document.css). */
+const LONG_HTML = 150_000;
 
 function keyOf(node: Node): string {
   const known = sources.get(node);
@@ -68,12 +70,16 @@ function prepare(nodes: Element[]): void {
 }
 
 async function finish(container: HTMLElement, rendered: Rendered, redraw = false): Promise<void> {
+  const scroller = container.closest(".read-scroller");
   const jobs: Promise<void>[] = [];
-  if (rendered.has_math && container.querySelector(".math:not([data-typeset])")) {
-    jobs.push(import("../render/math").then((module) => module.typeset(container)));
+  if (rendered.has_math && container.querySelector(".math:not([data-typeset]):not([data-queued])")) {
+    jobs.push(import("../render/math").then((module) => module.typeset(container, scroller)));
   }
-  if (rendered.has_mermaid && (redraw || container.querySelector("pre.mermaid:not([data-drawn])"))) {
-    jobs.push(import("../render/mermaid").then((module) => module.drawDiagrams(container, darkQuery.matches, redraw)));
+  const undrawn = "pre.mermaid:not([data-drawn]):not([data-queued])";
+  if (rendered.has_mermaid && (redraw || container.querySelector(undrawn))) {
+    jobs.push(
+      import("../render/mermaid").then((module) => module.drawDiagrams(container, darkQuery.matches, redraw, scroller)),
+    );
   }
   await Promise.all(jobs);
 }
@@ -104,6 +110,8 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const state = useSignal<"loading" | "ready" | "error">("loading");
+  /** The whole document is showing, not only a long document's beginning. */
+  const whole = useSignal(false);
   const problem = useSignal("");
   const live = liveDocument(tab.docId);
 
@@ -126,10 +134,10 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
 
   // A line asked for while this view is already showing (search, an agent's open).
   useEffect(() => {
-    if (state.value !== "ready" || pendingLines.value[tab.docId] === undefined) return;
+    if (!whole.value || pendingLines.value[tab.docId] === undefined) return;
     const line = takePending(tab.docId);
     if (line) void goToLine(line, true);
-  }, [pendingLines.value[tab.docId], state.value]);
+  }, [pendingLines.value[tab.docId], whole.value]);
 
   useEffect(() => {
     let cancelled = false;
@@ -155,17 +163,27 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
       }
       busy = true;
       try {
-        const rendered = await api.render(tab.docId);
+        // A long document's beginning comes first, so the view shows at once; the rest follows.
+        const rendered = await api.render(tab.docId, first);
         if (cancelled || !content.current) return;
         latest = rendered;
         if (typeof rendered.dirty === "boolean") markDirty(tab.docId, rendered.dirty);
+        content.current.classList.toggle("is-long", rendered.partial === true || rendered.html.length > LONG_HTML);
         const inserted = morph(content.current, rendered.html);
         prepare(inserted);
         state.value = "ready";
         if (first) {
           first = false;
-          metrics.firstRender("read", tab.docId, performance.now() - started);
+          metrics.firstRender("read", tab.docId, performance.now() - started, !rendered.partial);
+        } else if (!rendered.partial && !whole.peek()) {
+          metrics.wholeRender("read", tab.docId, performance.now() - started);
+        }
+        if (rendered.partial) {
+          again = true;
+        } else if (!whole.peek()) {
+          // The reader's place (or the line asked for) is found in the whole document.
           await restorePlace();
+          whole.value = true;
         } else if (inserted.length > 0) {
           lastInserted = { nodes: inserted, at: Date.now() };
           const edit = agentEdits.peek()[tab.docId];

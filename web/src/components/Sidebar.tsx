@@ -1,19 +1,11 @@
 // The sidebar: search, recent documents and the workspaces' file tree with its filter.
 
 import { useComputed, useSignal } from "@preact/signals";
-import { useEffect, useRef } from "preact/hooks";
-import { api, ApiError, type FileEntry, type SearchHit } from "../api";
+import type { FileEntry } from "../api";
 import { baseName, locate, title } from "../paths";
-import {
-  activeTab,
-  files,
-  filesLoaded,
-  openPath,
-  recents,
-  searchAvailable,
-  sidebarOpen,
-} from "../state";
+import { activeTab, files, filesLoaded, openPath, recents, sidebarOpen } from "../state";
 import { Icon } from "./Icons";
+import { Highlight, SearchPanel } from "./SearchPanel";
 
 interface TreeFolder {
   key: string;
@@ -57,18 +49,6 @@ function loadCollapsed(): Set<string> {
   } catch {
     return new Set();
   }
-}
-
-function Highlight({ text, query }: { text: string; query: string }) {
-  const index = query ? text.toLowerCase().indexOf(query.toLowerCase()) : -1;
-  if (index < 0) return <>{text}</>;
-  return (
-    <>
-      {text.slice(0, index)}
-      <mark>{text.slice(index, index + query.length)}</mark>
-      {text.slice(index + query.length)}
-    </>
-  );
 }
 
 function FolderNode({
@@ -213,98 +193,6 @@ function Recents() {
   );
 }
 
-export function SearchBox() {
-  const query = useSignal("");
-  const hits = useSignal<SearchHit[] | null>(null);
-  const busy = useSignal(false);
-  const error = useSignal("");
-  const input = useRef<HTMLInputElement>(null);
-  const serial = useRef(0);
-
-  useEffect(() => {
-    const focus = () => input.current?.focus();
-    window.addEventListener("quire:focus-search", focus);
-    return () => window.removeEventListener("quire:focus-search", focus);
-  }, []);
-
-  const run = async (text: string) => {
-    const mine = ++serial.current;
-    if (!text.trim()) {
-      hits.value = null;
-      return;
-    }
-    busy.value = true;
-    try {
-      const found = await api.search(text.trim());
-      if (mine === serial.current) {
-        hits.value = found;
-        error.value = "";
-      }
-    } catch (caught) {
-      if (caught instanceof ApiError && caught.status === 404) searchAvailable.value = false;
-      else if (mine === serial.current) error.value = caught instanceof Error ? caught.message : String(caught);
-    } finally {
-      if (mine === serial.current) busy.value = false;
-    }
-  };
-
-  if (!searchAvailable.value) return null;
-  return (
-    <div class="side-search">
-      <label class="search-field">
-        <Icon name="search" size={14} />
-        <input
-          ref={input}
-          type="search"
-          placeholder="Search documents"
-          value={query.value}
-          onInput={(event) => {
-            query.value = event.currentTarget.value;
-            if (!query.value) hits.value = null;
-          }}
-          onKeyDown={(event) => {
-            if (event.key === "Enter") void run(query.value);
-            if (event.key === "Escape") {
-              query.value = "";
-              hits.value = null;
-            }
-          }}
-          aria-label="Search documents"
-        />
-        {busy.value ? <span class="spinner" aria-label="Searching" /> : null}
-      </label>
-      {error.value ? <p class="side-empty error">{error.value}</p> : null}
-      {hits.value ? (
-        <div class="search-results scroll-quiet">
-          <header class="side-heading">
-            <span>
-              {hits.value.length} result{hits.value.length === 1 ? "" : "s"}
-            </span>
-            <button class="link-button" onClick={() => ((hits.value = null), (query.value = ""))}>
-              Clear
-            </button>
-          </header>
-          <ul>
-            {hits.value.map((hit, index) => (
-              <li key={`${hit.path}:${hit.line}:${index}`}>
-                <button class="search-hit" onClick={() => void openPath(hit.path, undefined, hit.line)} title={hit.path}>
-                  <span class="hit-title">
-                    {hit.title || title(hit.path)}
-                    <span class="hit-line">line {hit.line}</span>
-                  </span>
-                  <span class="hit-snippet">
-                    <Highlight text={hit.snippet} query={query.value.trim()} />
-                  </span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
-    </div>
-  );
-}
-
 export function Sidebar() {
   return (
     <>
@@ -327,7 +215,7 @@ export function Sidebar() {
             <Icon name="sidebar" />
           </button>
         </div>
-        <SearchBox />
+        <SearchPanel />
         <Recents />
         <FileTree />
       </aside>

@@ -1,5 +1,6 @@
 // The tab strip: one tab per open document, its unsaved dot, and the window's quick buttons.
 
+import { ChatsButton } from "../chat/ChatsButton";
 import { title } from "../paths";
 import {
   activate,
@@ -8,6 +9,7 @@ import {
   drawerOpen,
   paletteOpen,
   review,
+  settingsOpen,
   sidebarOpen,
   unseenActivity,
   windowState,
@@ -61,6 +63,7 @@ export function TabBar() {
         })}
       </div>
       <div class="tabbar-actions">
+        <ChatsButton />
         {review.value ? (
           <span class="pill pill-review" title="An agent is waiting for your review">
             <Icon name="review" size={13} /> Review
@@ -80,6 +83,14 @@ export function TabBar() {
         </button>
         <button class="icon-button" onClick={() => (paletteOpen.value = true)} title="Commands (Ctrl+K)" aria-label="Commands">
           <Icon name="command" />
+        </button>
+        <button
+          class={`icon-button ${settingsOpen.value ? "pressed" : ""}`}
+          onClick={() => (settingsOpen.value = true)}
+          title="Settings: connect an agent"
+          aria-label="Settings"
+        >
+          <Icon name="settings" />
         </button>
       </div>
     </div>

@@ -1,7 +1,7 @@
 // What the window shows with no document open.
 
 import { locate, title } from "../paths";
-import { files, filesLoaded, openPath, paletteOpen, recents } from "../state";
+import { files, filesLoaded, openPath, paletteOpen, recents, settingsOpen } from "../state";
 import { Icon } from "./Icons";
 
 export function Welcome() {
@@ -47,9 +47,14 @@ export function Welcome() {
         ) : filesLoaded.value ? null : (
           <p class="welcome-lead">Loading the workspaces…</p>
         )}
-        <button class="button welcome-palette" onClick={() => (paletteOpen.value = true)}>
-          <Icon name="command" size={14} /> Open the command palette
-        </button>
+        <div class="welcome-actions">
+          <button class="button welcome-palette" onClick={() => (paletteOpen.value = true)}>
+            <Icon name="command" size={14} /> Open the command palette
+          </button>
+          <button class="button button-ghost" onClick={() => (settingsOpen.value = true)}>
+            <Icon name="plug" size={14} /> Connect an agent
+          </button>
+        </div>
       </div>
     </div>
   );

@@ -1,6 +1,7 @@
 // Draws the server's Mermaid fences as SVG. Loaded only for documents that hold a diagram.
 
 import mermaid from "mermaid";
+import { whenNear } from "./near";
 
 let theme: "default" | "dark" | null = null;
 let counter = 0;
@@ -48,14 +49,38 @@ function configure(dark: boolean): void {
   });
 }
 
-/** Render every `pre.mermaid` under `root`; `redraw` also redraws ones already drawn. */
-export async function drawDiagrams(root: ParentNode, dark: boolean, redraw = false): Promise<void> {
+/** More diagrams than this in one document are drawn as the reader reaches them. */
+const AT_ONCE = 12;
+
+/** Render every `pre.mermaid` under `root` (at once when there are few, else each as it comes
+ * near the view of `scroller`); `redraw` also redraws ones already drawn. */
+export async function drawDiagrams(
+  root: ParentNode,
+  dark: boolean,
+  redraw = false,
+  scroller?: Element | null,
+): Promise<void> {
   configure(dark);
-  const selector = redraw ? "pre.mermaid" : "pre.mermaid:not([data-drawn])";
-  for (const element of root.querySelectorAll<HTMLElement>(selector)) {
-    const source = element.dataset.source ?? element.textContent ?? "";
-    element.dataset.source = source;
-    element.dataset.drawn = "1";
+  const selector = redraw ? "pre.mermaid[data-drawn]" : "pre.mermaid:not([data-drawn]):not([data-queued])";
+  const pending = [...root.querySelectorAll<HTMLElement>(selector)];
+  for (const element of pending) {
+    element.dataset.source = element.dataset.source ?? element.textContent ?? "";
+    element.dataset.queued = "1";
+  }
+  if (pending.length <= AT_ONCE || !scroller) {
+    for (const element of pending) await draw(element);
+  } else {
+    whenNear(scroller, pending, (element) => void draw(element as HTMLElement));
+  }
+}
+
+// Diagrams are drawn one after another: Mermaid renders through one shared, hidden element.
+let queue: Promise<void> = Promise.resolve();
+
+function draw(element: HTMLElement): Promise<void> {
+  element.dataset.drawn = "1";
+  queue = queue.then(async () => {
+    const source = element.dataset.source ?? "";
     const id = `quire-mermaid-${++counter}`;
     try {
       const { svg } = await mermaid.render(id, source);
@@ -69,5 +94,6 @@ export async function drawDiagrams(root: ParentNode, dark: boolean, redraw = fal
       element.classList.add("mermaid-error");
       element.title = `This diagram could not be drawn: ${error instanceof Error ? error.message : String(error)}`;
     }
-  }
+  });
+  return queue;
 }

@@ -1,0 +1,401 @@
+"""The web UI in a real browser (Debian's Chromium driven by Playwright) against a real
+``quire serve``: agent edit → visible, first render of a 1 MB document, and the bundle's size.
+
+Timings are taken in the page (``window.__quire`` hooks): an edit is sent through the HTTP API
+by ``fetch`` from the page, and its visible time is when the changed text reached the editor's
+or the Read view's DOM; the baseline is that same API round trip. A 1 MB document's first
+render runs from the open request to the first frame painted after the view showed it.
+Targets (issue 5): the initial bundle ≤ 400 KB gzipped; Mermaid and KaTeX loaded only by
+documents that need them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import tempfile
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from bench.corpus import generate
+from bench.server import MARKERS, note_text, quire_serve
+from bench.timing import percentile, print_table, progress
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+STATIC = Path(__file__).resolve().parents[1] / "src" / "quire" / "web" / "static"
+INITIAL_TARGET_KB = 400.0
+WARM_UP = 20
+EDITS = 200
+BIG_RUNS = 5
+BIG_BYTES = 1024 * 1024
+_NO_PLAYWRIGHT = "Playwright for Python is not installed (pip install playwright)."
+_NO_CHROMIUM = "apt-get install chromium; never let Playwright download a browser"
+
+PLAIN = "# Plain\n\nA document with neither diagrams nor math.\n\n- [ ] one task\n"
+MATH = "# Math\n\nInline $e^{i\\pi} + 1 = 0$ and\n\n$$\n\\int_0^1 x\\,dx = \\frac{1}{2}\n$$\n"
+DIAGRAM = "# Diagram\n\n```mermaid\ngraph LR\n  Draft --> Review --> Publish\n```\n"
+
+_EDIT_SCRIPT = """
+async ([find, replace, needle]) => {
+  const now = () => performance.timeOrigin + performance.now();
+  const shown = window.__quire.whenShown(needle);
+  const start = now();
+  const response = await fetch("/api/documents/edit", {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({find, replace}),
+  });
+  const answered = now();
+  if (!response.ok) throw new Error(`the edit answered ${response.status}`);
+  return {api: answered - start, visible: (await shown) - start};
+}
+"""
+
+_OPEN_SCRIPT = """
+async ([path, view, close]) => {
+  const now = () => performance.timeOrigin + performance.now();
+  const first = window.__quire.whenRendered(view, "first");
+  const whole = window.__quire.whenRendered(view, "whole");
+  const start = now();
+  const response = await fetch("/api/documents/open", {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({path, mode: view}),
+  });
+  if (!response.ok) throw new Error(`open answered ${response.status}`);
+  const opened = await response.json();
+  await first;
+  await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+  const painted = now() - start;
+  await whole;
+  await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+  const complete = now() - start;
+  if (!close) return {painted, complete};
+  await fetch("/api/window/close", {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({docId: opened.docId}),
+  });
+  return {painted, complete};
+}
+"""
+
+_OPEN_ONLY = """
+async (path) => {
+  const response = await fetch("/api/documents/open", {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({path}),
+  });
+  if (!response.ok) throw new Error(`open answered ${response.status}`);
+  return response.json();
+}
+"""
+
+_CLOSE_ALL = """
+async () => {
+  const window = await (await fetch("/api/window")).json();
+  for (const tab of window.tabs) {
+    await fetch("/api/window/close", {
+      method: "POST",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({docId: tab.docId}),
+    });
+  }
+}
+"""
+
+_LOADED = """
+() => {
+  const names = performance.getEntriesByType("resource").map((entry) => entry.name);
+  performance.clearResourceTimings();
+  return names;
+}
+"""
+
+_TIMED_GET = """
+async (url) => {
+  const start = performance.now();
+  const response = await fetch(url);
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return performance.now() - start;
+}
+"""
+
+
+@dataclass
+class Figures:
+    """Samples in milliseconds, and what the bundle weighs and loads."""
+
+    health: list[float] = field(default_factory=list)
+    edit_api: dict[str, list[float]] = field(default_factory=dict)
+    visible: dict[str, list[float]] = field(default_factory=dict)
+    first_render: dict[str, list[float]] = field(default_factory=dict)
+    complete: dict[str, list[float]] = field(default_factory=dict)
+    big_baseline: dict[str, list[float]] = field(default_factory=dict)
+    chunks: dict[str, list[str]] = field(default_factory=dict)
+
+
+def gzipped_kb(names: list[str]) -> float:
+    """The gzipped size (level 9) of the bundle files ``names``, in KB (1,000 bytes)."""
+    return sum(len(gzip.compress((STATIC / name).read_bytes(), 9)) for name in names) / 1000
+
+
+def initial_assets() -> list[str]:
+    """The files index.html loads before the app runs: its script, styles and preloads."""
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    found = re.findall(r'(?:src|href)="/(assets/[^"]+\.(?:js|css))"', html)
+    return list(dict.fromkeys(found))
+
+
+async def _samples(count: int, once: Callable[[], Awaitable[Any]]) -> list[Any]:
+    return [await once() for _ in range(count)]
+
+
+class _Run:
+    """One browser page on one server."""
+
+    def __init__(self, page: Page, workspace: Path) -> None:
+        self.page = page
+        self.workspace = workspace
+        self.edits = 0
+
+    async def loaded(self) -> list[str]:
+        """The bundle files the page loaded since the last call (by its resource timings)."""
+        names: list[str] = await self.page.evaluate(_LOADED)
+        return [match.group(1) for name in names if (match := re.search(r"/(assets/[^?#]+)", name))]
+
+    async def chunks_for(self, name: str) -> list[str]:
+        """The bundle files opening ``name`` in Read view made the page load."""
+        await self.loaded()
+        path = str(self.workspace / name)
+        opened = await self.page.evaluate(_OPEN_SCRIPT, [path, "read", False])
+        assert opened["complete"] > 0
+        # Diagrams and math are drawn after the first paint: wait for them to be done.
+        await self.page.wait_for_function(
+            "() => document.querySelector('.read-content') && !document.querySelector("
+            "'pre.mermaid:not(.mermaid-drawn), .math:not([data-typeset])')"
+        )
+        loaded = await self.loaded()
+        await self.page.evaluate(_CLOSE_ALL)
+        return loaded
+
+    async def edit_until_visible(self) -> tuple[float, float]:
+        find, replace = MARKERS[self.edits % 2], MARKERS[(self.edits + 1) % 2]
+        self.edits += 1
+        timed = await self.page.evaluate(_EDIT_SCRIPT, [find, replace, replace])
+        return float(timed["api"]), float(timed["visible"])
+
+    async def timed_get(self, url: str) -> float:
+        return float(await self.page.evaluate(_TIMED_GET, url))
+
+
+async def _edits(run: _Run, figures: Figures, view: str) -> None:
+    page = run.page
+    await page.locator(f"[data-view-button={view}]").click()
+    await page.locator(f".doc-body [data-view={view}]").wait_for()
+    await page.locator(".doc-body", has_text=MARKERS[run.edits % 2]).wait_for()
+    progress(f"agent edit → visible in {view} view: {WARM_UP} warm-up and {EDITS} timed edits")
+    await _samples(WARM_UP, run.edit_until_visible)
+    timed = await _samples(EDITS, run.edit_until_visible)
+    figures.edit_api[view] = [api for api, _ in timed]
+    figures.visible[view] = [visible for _, visible in timed]
+
+
+async def _big(run: _Run, figures: Figures, view: str) -> None:
+    progress(f"first render of a 1 MB document in {view} view: {BIG_RUNS} documents")
+    painted, complete = [], []
+    for number in range(BIG_RUNS):
+        path = run.workspace / f"big-{view}-{number}.md"
+        timed = await run.page.evaluate(_OPEN_SCRIPT, [str(path), view, True])
+        painted.append(float(timed["painted"]))
+        complete.append(float(timed["complete"]))
+    figures.first_render[view] = painted
+    figures.complete[view] = complete
+
+
+async def _baselines(run: _Run, figures: Figures) -> None:
+    """The server's own share of a 1 MB first render, fetched from the page: rendering the
+    whole document's HTML (each a text not rendered before), and the live text the editor
+    starts from."""
+    renders = []
+    for number in range(BIG_RUNS):
+        path = str(run.workspace / f"big-base-{number}.md")
+        opened = await run.page.evaluate(_OPEN_ONLY, path)
+        renders.append(await run.timed_get(f"/api/documents/render?docId={opened['docId']}"))
+    figures.big_baseline["read"] = renders
+    figures.big_baseline["edit"] = await _samples(
+        BIG_RUNS, lambda: run.timed_get("/api/documents/current")
+    )
+    await run.page.evaluate(_CLOSE_ALL)
+
+
+def _workspace(root: Path) -> Path:
+    workspace = root / "workspace"
+    workspace.mkdir()
+    (workspace / "note.md").write_text(note_text(), encoding="utf-8")
+    for name, text in (("plain.md", PLAIN), ("math.md", MATH), ("diagram.md", DIAGRAM)):
+        (workspace / name).write_text(text, encoding="utf-8")
+    big = generate(BIG_BYTES)
+    for kind in ("read", "edit", "base"):
+        for number in range(BIG_RUNS):
+            # Each text differs, so no render is the server's remembered one.
+            text = f"{big}\nThe {kind} copy number {number}.\n"
+            (workspace / f"big-{kind}-{number}.md").write_text(text, encoding="utf-8")
+    return workspace.resolve()
+
+
+async def measure(root: Path) -> Figures:
+    """Start a server and a browser under ``root`` and take every figure."""
+    from playwright.async_api import async_playwright
+
+    workspace = _workspace(root)
+    figures = Figures()
+    progress("starting quire serve and Chromium")
+    async with (
+        quire_serve(workspace, root / "state", root / "server.log") as server,
+        async_playwright() as playwright,
+    ):
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        )
+        page = await browser.new_page(viewport={"width": 1280, "height": 800})
+        run = _Run(page, workspace)
+        await page.add_init_script("performance.setResourceTimingBufferSize(10000)")
+        await page.goto(f"{server.url}/?token={server.token}")
+        await page.locator(".app").wait_for()
+        # The editor's code is fetched once the window is idle; let that happen first.
+        await page.wait_for_function("() => window.__quire !== undefined")
+        await page.wait_for_timeout(2500)
+        figures.chunks["start"] = await run.loaded()
+        for name in ("plain.md", "math.md", "diagram.md"):
+            figures.chunks[name] = await run.chunks_for(name)
+        figures.health = await _samples(EDITS, lambda: run.timed_get("/health"))
+        await page.evaluate(_OPEN_ONLY, str(workspace / "note.md"))
+        for view in ("edit", "read"):
+            await _edits(run, figures, view)
+        # With no tab left, the only view that renders next is the one being timed.
+        await page.evaluate(_CLOSE_ALL)
+        for view in ("read", "edit"):
+            await _big(run, figures, view)
+        await _baselines(run, figures)
+        await browser.close()
+        progress("stopping the server")
+    return figures
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f} ms"
+
+
+def latency_rows(figures: Figures) -> list[list[str]]:
+    """Edit → visible against the same edit's API round trip, and 1 MB first renders against
+    the server's share of them."""
+    health = percentile(figures.health, 0.5)
+    rows = [["GET /health from the page", _ms(health), _ms(percentile(figures.health, 0.95)), ""]]
+    for view in ("edit", "read"):
+        api = percentile(figures.edit_api[view], 0.5)
+        rows.append(
+            [
+                f"API edit round trip (page open in {view.title()})",
+                _ms(api),
+                _ms(percentile(figures.edit_api[view], 0.95)),
+                "1.00 (baseline)",
+            ]
+        )
+        visible = figures.visible[view]
+        rows.append(
+            [
+                f"agent edit → visible in {view.title()} view",
+                _ms(percentile(visible, 0.5)),
+                _ms(percentile(visible, 0.95)),
+                f"{percentile(visible, 0.5) / api:.2f}x the API round trip",
+            ]
+        )
+    for view, baseline_name in (("read", "GET render (whole 1 MB)"), ("edit", "GET current")):
+        baseline = percentile(figures.big_baseline[view], 0.5)
+        rows.append([f"{baseline_name} (baseline)", _ms(baseline), "", "1.00 (baseline)"])
+        for label, samples in (
+            (f"1 MB: open → first render painted, {view.title()}", figures.first_render[view]),
+            (f"1 MB: open → whole document painted, {view.title()}", figures.complete[view]),
+        ):
+            p50 = percentile(samples, 0.5)
+            rows.append(
+                [label, _ms(p50), _ms(max(samples)), f"{p50 / baseline:.2f}x {baseline_name}"]
+            )
+    return rows
+
+
+def bundle_rows(figures: Figures) -> list[list[str]]:
+    """The initial chunk's size against its target, and what each kind of document loads."""
+    initial = initial_assets()
+    size = gzipped_kb(initial)
+    verdict = "met" if size <= INITIAL_TARGET_KB else "MISSED"
+    rows = [
+        [
+            "initial (index.html's script and styles)",
+            ", ".join(Path(name).name for name in initial),
+            f"{size:.1f} KB",
+            f"≤ {INITIAL_TARGET_KB:.0f} KB: {verdict}",
+        ]
+    ]
+    editor = [item for item in figures.chunks["start"] if "EditorPane" in item]
+    rows.append(
+        [
+            "the editor (fetched once the window is idle)",
+            ", ".join(Path(name).name for name in editor),
+            f"{gzipped_kb(editor):.1f} KB",
+            "not in the initial chunk",
+        ]
+    )
+    start = set(figures.chunks["start"])
+    for name in ("plain.md", "math.md", "diagram.md"):
+        extra = [item for item in dict.fromkeys(figures.chunks[name]) if item not in start]
+        heavy = [item for item in extra if re.search(r"mermaid|katex|math", item)]
+        expected = {"plain.md": False, "math.md": True, "diagram.md": True}[name]
+        rows.append(
+            [
+                f"opening {name} loads",
+                f"{len(extra)} files"
+                + (f": {', '.join(Path(i).name for i in heavy[:3])}" if heavy else ""),
+                f"{gzipped_kb(extra):.1f} KB",
+                "as expected" if bool(heavy) == expected else "UNEXPECTED",
+            ]
+        )
+    return rows
+
+
+def run() -> None:
+    """Measure the UI in Chromium and print its tables; skip when Chromium or Playwright is
+    missing."""
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        print(f"\n### Web UI\n\nSkipped: {_NO_PLAYWRIGHT}")
+        return
+    if not CHROMIUM.exists():
+        print(
+            f"\n### Web UI\n\nSkipped: Debian's Chromium is missing at {CHROMIUM} ({_NO_CHROMIUM})."
+        )
+        return
+    with tempfile.TemporaryDirectory(prefix="quire-bench-ui-") as root:
+        figures = anyio.run(measure, Path(root), backend="asyncio")
+    print_table(
+        "Web UI: latency measured in the page (Chromium, loopback), ratios to a same-run baseline",
+        ["path", "p50", "p95 (max for 1 MB)", "ratio (p50)"],
+        latency_rows(figures),
+    )
+    print_table(
+        "Web UI: bundle, gzipped (level 9), and what each kind of document loads",
+        ["what", "files", "gzipped", "target / check"],
+        bundle_rows(figures),
+    )

@@ -1,0 +1,1 @@
+"""Searching the workspaces' documents: for now a bounded word search (grep) of the files."""

@@ -1,0 +1,245 @@
+"""A bounded, case-insensitive word search over Markdown files on disk (until the index lands).
+
+Walks a folder by the search rules (Markdown non-dotfiles, no hidden folders, node_modules or
+target, no folder links, 16 levels, 5,000 files) and reads each file through ``quire.fs``;
+files it cannot read are reported, never skipped in silence. Blocking: call it off the loop.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from quire.core.errors import FileTooLarge, NotUtf8, PathRefused, QuireError
+from quire.fs.folders import AllowedFolders
+from quire.fs.safeio import read_document
+from quire.fs.sandbox import is_document_name, is_dotfile_name
+from quire.markdown.titles import document_title
+
+MAX_FILES = 5000
+"""The most files one walk lists."""
+
+MAX_DEPTH = 16
+"""Folders deeper than this many levels below the searched folder are not entered."""
+
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+"""The most text one search reads across all files."""
+
+SKIPPED_FOLDERS = frozenset({"node_modules", "target"})
+_LINES_SHOWN = 3
+_LINE_CHARS = 200
+_LEAD_CHARS = 60
+_UNREAD_NAMED = 3
+_BAD_BYTE = re.compile(r"byte \d+ \(0x[0-9A-F]{2}\) on line \d+")
+
+
+@dataclass(frozen=True)
+class MatchLine:
+    """A line that holds the query: its 1-based number and its text (cut at 200 chars)."""
+
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A file that holds the query: how many lines match, and the first few of them."""
+
+    path: str
+    title: str
+    matches: int
+    lines: list[MatchLine]
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A file that was not searched, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class Walk:
+    """The files a walk found, and whether a limit cut it short."""
+
+    files: list[Path] = field(default_factory=list)
+    depth_cut: bool = False
+    file_cap: bool = False
+
+
+@dataclass(frozen=True)
+class GrepResult:
+    """Every hit (best first), what could not be read, and what was left out and why."""
+
+    hits: list[Hit]
+    searched: int
+    unread: list[Unread]
+    bytes_cut: bool
+
+
+def walk_folder(root: Path, *, max_files: int = MAX_FILES, max_depth: int = MAX_DEPTH) -> Walk:
+    """The Markdown documents under ``root`` by the search rules (see the module doc).
+
+    A file link is followed and listed by the path it resolves to when that is a Markdown
+    non-dotfile; a link's own name is judged too.
+    """
+    walk = Walk()
+    seen: set[Path] = set()
+    pending: list[tuple[Path, int]] = [(root, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if is_dotfile_name(entry.name):
+                continue
+            if _is_folder(entry):
+                if entry.name in SKIPPED_FOLDERS:
+                    continue
+                if depth + 1 > max_depth:
+                    walk.depth_cut = True
+                    continue
+                pending.append((Path(entry.path), depth + 1))
+                continue
+            found = _document(entry)
+            if found is None or found in seen:
+                continue
+            if len(walk.files) >= max_files:
+                walk.file_cap = True
+                return walk
+            seen.add(found)
+            walk.files.append(found)
+    return walk
+
+
+def grep_files(
+    paths: Iterable[Path],
+    query: str,
+    *,
+    allowed: AllowedFolders | None = None,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
+    around_match: bool = False,
+) -> GrepResult:
+    """Search ``paths`` for ``query``, ignoring case; best hits (most matching lines) first.
+
+    A matching line longer than 200 characters is shown by its first 200, or, with
+    ``around_match``, by the 200 around its first match (``…`` marks what was cut).
+    """
+    needle = query.casefold()
+    hits: list[Hit] = []
+    unread: list[Unread] = []
+    searched = 0
+    total = 0
+    for path in paths:
+        if allowed is not None and not allowed.contains(path):
+            unread.append(Unread(str(path), "outside the allowed folders"))
+            continue
+        try:
+            source = read_document(path)
+        except QuireError as exc:
+            unread.append(Unread(str(path), _reason(exc)))
+            continue
+        total += len(source)
+        if total > max_total_bytes:
+            return GrepResult(_ranked(hits), searched, unread, bytes_cut=True)
+        searched += 1
+        hit = _search(path, source, needle, around_match=around_match)
+        if hit is not None:
+            hits.append(hit)
+    return GrepResult(_ranked(hits), searched, unread, bytes_cut=False)
+
+
+def unread_note(unread: list[Unread]) -> str | None:
+    """The sentence that names the files not searched (the first three), or None."""
+    if not unread:
+        return None
+    count = len(unread)
+    named = "; ".join(f"{item.path} ({item.reason})" for item in unread[:_UNREAD_NAMED])
+    more = count - _UNREAD_NAMED
+    tail = f", and {more} more" if more > 0 else ""
+    files = "1 file was" if count == 1 else f"{count} files were"
+    return (
+        f"{files} not searched because {'it' if count == 1 else 'they'} could not be read: "
+        f"{named}{tail}. Convert a file that is not UTF-8 to UTF-8 to make it searchable."
+    )
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _document(entry: os.DirEntry[str]) -> Path | None:
+    if not is_document_name(entry.name):
+        return None
+    try:
+        if entry.is_symlink():
+            resolved = Path(os.path.realpath(entry.path, strict=True))
+            if not is_document_name(resolved.name) or not stat.S_ISREG(resolved.stat().st_mode):
+                return None
+            return resolved
+        return Path(entry.path) if entry.is_file(follow_symlinks=False) else None
+    except OSError:
+        return None
+
+
+def _search(path: Path, source: str, needle: str, *, around_match: bool) -> Hit | None:
+    count = 0
+    shown: list[MatchLine] = []
+    for number, line in enumerate(source.splitlines(), start=1):
+        if needle in line.casefold():
+            count += 1
+            if len(shown) < _LINES_SHOWN:
+                text = line.strip()
+                cut = _around(text, needle) if around_match else text[:_LINE_CHARS]
+                shown.append(MatchLine(number, cut))
+    if count == 0:
+        return None
+    return Hit(str(path), document_title(source, path.name), count, shown)
+
+
+def _around(text: str, needle: str) -> str:
+    """At most 200 characters of ``text`` holding its first match of ``needle`` (casefolded)."""
+    if len(text) <= _LINE_CHARS:
+        return text
+    folded = text.casefold()
+    found = max(folded.find(needle), 0)
+    at = found if len(folded) == len(text) else _unfolded_offset(text, found)
+    start = min(max(0, at - _LEAD_CHARS), len(text) - _LINE_CHARS)
+    end = start + _LINE_CHARS
+    return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+def _unfolded_offset(text: str, folded_offset: int) -> int:
+    """The index in ``text`` of the character whose casefolding holds ``folded_offset``
+    (casefolding can lengthen a character: ß becomes ss)."""
+    length = 0
+    for index, char in enumerate(text):
+        length += len(char.casefold())
+        if length > folded_offset:
+            return index
+    return len(text) - 1
+
+
+def _ranked(hits: list[Hit]) -> list[Hit]:
+    return sorted(hits, key=lambda hit: (-hit.matches, hit.path))
+
+
+def _reason(error: QuireError) -> str:
+    if isinstance(error, NotUtf8):
+        where = _BAD_BYTE.search(str(error))
+        return f"not UTF-8 text ({where.group(0)})" if where else "UTF-16 text, not UTF-8"
+    if isinstance(error, FileTooLarge):
+        return "larger than 16 MiB"
+    if isinstance(error, PathRefused):
+        return "not a regular Markdown document"
+    return str(error).split(". ", 1)[0]

@@ -1,0 +1,1 @@
+const s=new WeakMap,r=new WeakMap;function g(o,a,i){let t=s.get(o);t||(t=new IntersectionObserver((e,f)=>{for(const n of e)n.isIntersecting&&(f.unobserve(n.target),r.get(n.target)?.(),r.delete(n.target))},{root:o,rootMargin:"100% 0px"}),s.set(o,t));for(const e of a)r.set(e,()=>i(e)),t.observe(e)}export{g as w};
