@@ -34,7 +34,8 @@ WARM_UP = 30
 HEALTH_CALLS = 300
 EDIT_CALLS = 300
 VISIBLE_EDITS = 200
-REVIEWS = 50
+REVIEWS = 200
+"""Timed reviews, after WARM_UP untimed ones; together under the 256 a user keeps."""
 MARKERS = ("marker-alpha", "marker-omega")
 """The two texts the timed edits swap, so every edit finds exactly one match."""
 
@@ -156,6 +157,7 @@ class _Session:
         self.client = client
         self.note = note
         self.edits = 0
+        self.reviews = 0
 
     async def health(self) -> float:
         start = time.perf_counter()
@@ -178,9 +180,11 @@ class _Session:
                 seen_at = await browser.until(lambda text: expected in text)
         return seen_at - start
 
-    async def review_wake_up(self, number: int) -> float:
+    async def review_wake_up(self) -> float:
+        self.reviews += 1
         requested = await self.client.post(
-            "/api/reviews", json={"content": f"Bench review {number}", "timeout_ms": 600_000}
+            "/api/reviews",
+            json={"content": f"Bench review {self.reviews}", "timeout_ms": 600_000},
         )
         requested.raise_for_status()
         review_id = requested.json()["reviewId"]
@@ -245,8 +249,9 @@ async def measure(root: Path) -> Figures:
         async with yjs_browser(server.url, opened.json()["docId"], server.token) as browser:
             await _samples(WARM_UP, lambda: session.edit_until_visible(browser))
             visible = await _samples(VISIBLE_EDITS, lambda: session.edit_until_visible(browser))
-        progress(f"review decision → waiting call: {REVIEWS} reviews")
-        wake_up = [await session.review_wake_up(number) for number in range(REVIEWS)]
+        progress(f"review decision → waiting call: {WARM_UP} warm-up and {REVIEWS} timed reviews")
+        await _samples(WARM_UP, session.review_wake_up)
+        wake_up = await _samples(REVIEWS, session.review_wake_up)
         progress("stopping the server")
     return Figures(health, edit, visible, wake_up)
 

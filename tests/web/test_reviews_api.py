@@ -118,6 +118,33 @@ async def test_a_review_left_alone_answers_timeout_and_a_late_decision_says_so(
     assert (answer["verdict"], answer["late"]) == ("dismissed", True)
 
 
+async def test_a_waiting_client_is_answered_timeout_when_the_deadline_timer_rings(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    review_id = await request(client, {"content": "Ship it?", "timeout_ms": 5_000})
+    world.sleep.hold = True
+    answers: list[httpx.Response] = []
+
+    async def waiter() -> None:
+        answers.append(await get(client, f"/api/reviews/{review_id}/wait", wait_ms=600_000))
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(waiter)
+            await world.sleep.sleeping.wait()
+            await world.timer.fire()
+    answer = answers[0].json()
+    assert (answer["verdict"], answer["reviewId"], answer["comments"]) == (
+        "timeout",
+        review_id,
+        None,
+    )
+    assert "5 seconds" in answer["message"]
+    record = (await get(client, f"/api/reviews/{review_id}")).json()
+    assert (record["status"], record["verdict"], record["late"]) == ("timeout", "timeout", False)
+    assert (await get(client, "/api/reviews/active")).json() is None
+
+
 async def test_a_request_with_wait_ms_registers_then_waits(
     client: httpx.AsyncClient, world: World
 ) -> None:

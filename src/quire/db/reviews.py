@@ -15,6 +15,7 @@ from quire.core.views import Decision, ReviewStatus, Verdict
 from quire.db.models import Review
 
 _DELETE_CHUNK = 500
+_REVIEWS = Review.metadata.tables[Review.__tablename__]
 
 
 @dataclass(frozen=True)
@@ -69,12 +70,16 @@ async def get_review(session: AsyncSession, review_id: str) -> StoredReview | No
     return None if row is None else _stored(row)
 
 
-async def save_outcome(session: AsyncSession, review: StoredReview) -> None:
+async def record_outcome(session: AsyncSession, review: StoredReview, *, was: ReviewStatus) -> bool:
     """Write a review's outcome fields (status, verdict, comments, decision time, late,
-    superseded_by); the request fields never change."""
-    await session.execute(
-        update(Review)
-        .where(Review.id == review.id)
+    superseded_by) if its stored status is still ``was``; the request fields never change.
+
+    One UPDATE on the table itself (no ORM bookkeeping: a person waits on it). Returns whether
+    the row was written: False when it is gone or its status is no longer ``was``.
+    """
+    result = await session.execute(
+        update(_REVIEWS)
+        .where(_REVIEWS.c.id == review.id, _REVIEWS.c.status == was)
         .values(
             status=review.status,
             verdict=review.verdict,
@@ -84,6 +89,8 @@ async def save_outcome(session: AsyncSession, review: StoredReview) -> None:
             superseded_by=review.superseded_by,
         )
     )
+    rowcount = getattr(result, "rowcount", 0)
+    return isinstance(rowcount, int) and rowcount == 1
 
 
 async def pending_reviews(session: AsyncSession, user_id: str) -> list[StoredReview]:
@@ -92,6 +99,14 @@ async def pending_reviews(session: AsyncSession, user_id: str) -> list[StoredRev
         select(Review)
         .where(Review.user_id == user_id, Review.status == "pending")
         .order_by(Review.created_at_ms.desc(), Review.id.desc())
+    )
+    return [_stored(row) for row in rows]
+
+
+async def all_pending_reviews(session: AsyncSession) -> list[StoredReview]:
+    """Every user's reviews still waiting for a verdict, oldest first."""
+    rows = await session.scalars(
+        select(Review).where(Review.status == "pending").order_by(Review.created_at_ms, Review.id)
     )
     return [_stored(row) for row in rows]
 

@@ -23,6 +23,7 @@ from quire.web.arguments import (
     query_int,
     read_body,
 )
+from quire.web.authors import requesting_agent
 from quire.web.context import current_user, services_of
 
 
@@ -51,7 +52,8 @@ async def request_review(request: Request) -> JSONResponse:
     `timeout_ms` (5,000 to 600,000, default 300,000) for the person to decide. Answers
     `{reviewId, status: "pending", deadline}`; a pending review ends as superseded. With
     `wait_ms` (1,000 to 600,000, checked before anything is registered) it then waits as
-    GET .../wait does and answers that wait's result."""
+    GET .../wait does and answers that wait's result. Without `requested_by`, a token request
+    is recorded as asked by the agent of its `X-Quire-Agent` header (`agent` without one)."""
     body = await read_body(request, RequestBody)
     if body.wait_ms is not None:
         whole_number(body.wait_ms, "wait_ms", REVIEW_WAIT_MS[0], REVIEW_WAIT_MS[1])
@@ -59,12 +61,13 @@ async def request_review(request: Request) -> JSONResponse:
         check_request_size(body.content)
     user = current_user(request)
     reviews = services_of(request).reviews
+    asked_by = body.requested_by
     review = await reviews.request(
         user,
         path=_path(body.path),
         content=body.content,
         timeout_ms=body.timeout_ms,
-        requested_by=body.requested_by,
+        requested_by=requesting_agent(request) if asked_by is None else asked_by,
     )
     if body.wait_ms is not None:
         return JSONResponse(outcome_data(await reviews.wait(user, review.id, body.wait_ms)))
