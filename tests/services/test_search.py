@@ -27,7 +27,6 @@ async def test_past_the_file_cap_the_search_says_what_it_left_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(search, "MAX_FILES", 3)
-    monkeypatch.setattr(search, "PAGE_LIMIT", (1, 2, 2))
     answer = await search_documents(workspace_of(tmp_path, 7), [], "needle")
     assert answer.searched == 3
     assert answer.truncated

@@ -225,3 +225,28 @@ def test_a_name_that_is_not_utf8_is_left_out_and_counted(tmp_path: Path) -> None
     assert not page.truncated
     assert page.note is not None
     assert "1 name(s) are not UTF-8" in page.note
+
+
+def test_the_whole_listing_in_one_walk_matches_the_pages(tree: Path) -> None:
+    workspaces = Workspaces([tree])
+    paged: list[Path] = []
+    cursor: str | None = None
+    while True:
+        page = workspaces.list_files(cursor, 2)
+        paged.extend(item.path for item in page.files)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    whole = workspaces.all_files()
+    assert [item.path for item in whole.files] == paged
+    assert whole.total == len(paged)
+    assert whole.next_cursor is None
+
+
+def test_the_whole_listing_says_when_the_walk_was_cut(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(module, "MAX_ENTRIES", 2)
+    whole = Workspaces([tree]).all_files()
+    assert whole.truncated
+    assert whole.note is not None

@@ -17,7 +17,7 @@ import anyio
 from quire.core.errors import InvalidArgument
 from quire.core.views import whole_number
 from quire.search.grep import MAX_FILES, GrepResult, Hit, Unread, grep_files, unread_note
-from quire.vault.workspaces import PAGE_LIMIT, Workspaces
+from quire.vault.workspaces import Workspaces
 
 LIMIT = (1, 200, 50)
 """How many files one search may return: least, most and default (as the agents' tool)."""
@@ -110,30 +110,23 @@ def _listed(
 ) -> tuple[list[Path], str | None]:
     """The files to search, the served folders' first and no file twice, and a note when
     the listing was cut short."""
-    found: list[Path] = []
+    listing = workspaces.all_files()
+    found = [item.path for item in listing.files if only is None or item.workspace == only]
     notes: list[str] = []
-    cursor: str | None = None
-    while True:
-        page = workspaces.list_files(cursor, min(PAGE_LIMIT[1], MAX_FILES - len(found)))
-        found.extend(item.path for item in page.files if only is None or item.workspace == only)
-        if page.note:
-            notes.append(page.note)
-        elif page.truncated:
-            notes.append("The server could not list every file of its workspaces.")
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-        if len(found) >= MAX_FILES:
-            notes.append(
-                f"Only the first {MAX_FILES:,} of the {page.total:,} workspace files were "
-                "searched; pick a workspace to search the rest."
-            )
-            break
+    if listing.note:
+        notes.append(listing.note)
+    elif listing.truncated:
+        notes.append("The server could not list every file of its workspaces.")
+    if len(found) > MAX_FILES:
+        found = found[:MAX_FILES]
+        notes.append(
+            f"Only the first {MAX_FILES:,} of the {listing.total:,} workspace files were "
+            "searched; pick a workspace to search the rest."
+        )
     if only is not None:
         recents = [path for path in recents if path.is_relative_to(only)]
     unique = list(dict.fromkeys([*found, *recents]))
-    # Every page repeats the walk's note.
-    return unique, " ".join(dict.fromkeys(notes)) or None
+    return unique, " ".join(notes) or None
 
 
 def _answer(query: str, grep: GrepResult, limit: int, listing_note: str | None) -> SearchAnswer:

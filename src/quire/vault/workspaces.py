@@ -106,14 +106,8 @@ class Workspaces:
                 argument="limit",
             )
         after = None if cursor is None else self._decode_cursor(cursor)
-        walk = _Walk()
-        for folder in self._folders:
-            if walk.budget_cut:
-                break
-            nested = tuple(other for other in self._folders if other != folder)
-            _walk_folder(folder, folder, 0, nested, walk)
+        ordered, walk = self._walk()
         order = {folder: index for index, folder in enumerate(self._folders)}
-        ordered = sorted(walk.files, key=lambda item: (order[item.workspace], item.rel_path))
         start = 0
         if after is not None:
             start = next(
@@ -129,6 +123,26 @@ class Workspaces:
         next_cursor = _encode_cursor(page[-1]) if more and page else None
         truncated = walk.budget_cut or walk.depth_cut
         return FilePage(page, next_cursor, len(ordered), truncated=truncated, note=_note(walk))
+
+    def all_files(self) -> FilePage:
+        """Every document ``list_files`` would list, in the same order, from one walk.
+
+        For callers in this process that want the whole listing (search): paging through
+        ``list_files`` would walk the folders once per page. Blocking: call it from a thread.
+        """
+        ordered, walk = self._walk()
+        truncated = walk.budget_cut or walk.depth_cut
+        return FilePage(ordered, None, len(ordered), truncated=truncated, note=_note(walk))
+
+    def _walk(self) -> tuple[list[WorkspaceFile], _Walk]:
+        walk = _Walk()
+        for folder in self._folders:
+            if walk.budget_cut:
+                break
+            nested = tuple(other for other in self._folders if other != folder)
+            _walk_folder(folder, folder, 0, nested, walk)
+        order = {folder: index for index, folder in enumerate(self._folders)}
+        return sorted(walk.files, key=lambda item: (order[item.workspace], item.rel_path)), walk
 
     def _decode_cursor(self, cursor: str) -> tuple[int, str]:
         refused = InvalidArgument(
