@@ -20,7 +20,7 @@ from quire.client.chats import ChatApi
 from quire.client.connection import ServerLink
 from quire.core.server_info import ServerInfo
 from quire.services.app import open_services
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.cli.chat_world import PROGRAM, chat_world
 from tests.support.world import FakeClock

@@ -19,7 +19,7 @@ from quire.client.doctor import (
 )
 from quire.core.server_info import ServerInfo, dumps
 from quire.services.app import open_services
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.web.live_server import live_server
 

@@ -18,7 +18,7 @@ import httpx
 from quire.client.api import QuireApi
 from quire.core.server_info import ServerInfo
 from quire.services.app import AppServices, open_services
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.mcp.harness import Harness, make_harness
 

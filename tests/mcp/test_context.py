@@ -20,7 +20,7 @@ from mcp import Client
 from quire.core.views import OWNER
 from quire.services.app import AppServices, open_services
 from quire.services.events import Event
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.mcp.app_harness import app_harness
 from tests.mcp.harness import data_of

@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp import Client
 from quire.mcp.catalog import TOOLS
 from quire.services.app import open_services
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.mcp.harness import data_of, error_of
 from tests.web.live_server import live_server

@@ -6,7 +6,7 @@ import pytest
 from quire.core.errors import InvalidArgument
 from quire.core.views import OWNER
 from quire.services.app import open_services
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 
 pytestmark = pytest.mark.anyio
 

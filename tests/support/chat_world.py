@@ -16,7 +16,7 @@ import anyio
 from quire.core.views import OWNER
 from quire.db.engine import Database
 from quire.markdown.chat import append_message
-from quire.services.chats import ChatService
+from quire.services.chat.chats import ChatService
 from tests.support.world import FakeClock, World, open_world
 
 HEAD = "---\nquire-chat: true\ntitle: Team\n---\n\nCoordination for the release.\n"

@@ -25,9 +25,9 @@ from starlette.types import ASGIApp
 from quire.core.server_info import ServerInfo
 from quire.core.views import OWNER
 from quire.services.app import AppServices, open_services
-from quire.services.server_file import claim_state_folder
-from quire.services.settings import Settings
 from quire.services.windows import TabState
+from quire.settings.model import Settings
+from quire.settings.server_file import claim_state_folder
 from quire.web.app import create_app
 from tests.web.live_server import live_server
 

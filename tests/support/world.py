@@ -17,11 +17,11 @@ import anyio.lowlevel
 
 from quire.db.engine import Database
 from quire.services.app import AppServices
-from quire.services.documents import LiveDocuments
 from quire.services.events import Event, EventBus
-from quire.services.reviews import Reviews
-from quire.services.settings import Settings
+from quire.services.live.documents import LiveDocuments
+from quire.services.reviews.loop import Reviews
 from quire.services.windows import Windows
+from quire.settings.model import Settings
 from quire.vault.workspaces import Workspaces
 
 START_MS = 1_700_000_000_000

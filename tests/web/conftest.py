@@ -10,7 +10,7 @@ import pytest
 from starlette.applications import Starlette
 
 from quire.services.app import AppServices, open_services
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web.app import create_app
 
 TOKEN = "0123456789abcdef" * 4

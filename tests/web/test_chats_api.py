@@ -18,7 +18,7 @@ from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.views import OWNER
 from quire.markdown.chat import parse_chat
 from quire.services.app import AppServices, open_services
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web.app import create_app
 from quire.web.chats import CHAT_TURNED_OFF, INERT_SVG_HEADERS
 from quire.web.openapi import route_table

@@ -14,7 +14,7 @@ import pytest
 from quire.core.views import OWNER, document_id
 from quire.db.engine import Database
 from quire.services.app import AppServices, open_services
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.support.world import World, open_world, world_services
 from tests.web.conftest import AUTH, TOKEN

@@ -12,7 +12,7 @@ import pytest
 from starlette.applications import Starlette
 
 from quire.services.app import AppServices
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from quire.web import preview, static_files
 from tests.web.conftest import AUTH
 

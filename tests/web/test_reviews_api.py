@@ -12,7 +12,7 @@ import pytest
 
 from quire.db.engine import Database
 from quire.services.app import AppServices
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from tests.support.world import World, open_world, world_services
 from tests.web.conftest import AUTH, TOKEN
 

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from quire.services.settings import Settings
+from quire.settings.model import Settings
 from tests.web.conftest import AUTH, PORT
 
 pytestmark = pytest.mark.anyio

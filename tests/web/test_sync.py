@@ -28,9 +28,9 @@ from websockets.exceptions import ConnectionClosed
 
 from bench.yjs_client import WebSocketChannel
 from quire.db.engine import Database
-from quire.services.documents import LiveDocuments
 from quire.services.events import EventBus
-from quire.services.live_document import CONTENT, LiveDocument
+from quire.services.live.document import CONTENT, LiveDocument
+from quire.services.live.documents import LiveDocuments
 from quire.web import sync
 
 pytestmark = pytest.mark.anyio

@@ -65,7 +65,7 @@ class DocumentStarter:
         folder = document.parent
         # Imported here: settings pull in the database layer, which the common path (a server
         # already runs) never needs, and every hook run would pay for at start-up.
-        from quire.services.settings import load_settings
+        from quire.settings.model import load_settings
 
         settings = load_settings(flags={}, environ=self._environ, home=self._home, cwd=folder)
         if any(document.is_relative_to(workspace) for workspace in settings.workspaces):

@@ -31,8 +31,8 @@ from quire.core.errors import InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.server_info import ServerInfo
 from quire.services.app import open_services
-from quire.services.server_file import ServerClaim, claim_state_folder
-from quire.services.settings import Settings, load_settings
+from quire.settings.model import Settings, load_settings
+from quire.settings.server_file import ServerClaim, claim_state_folder
 from quire.web.app import create_app
 
 logger = logging.getLogger("quire.serve")

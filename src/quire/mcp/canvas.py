@@ -1,7 +1,7 @@
 """The edit_canvas tool: typed ops applied to a JSON Canvas file on disk, all or nothing.
 
 Checks the ops before the file is read, reads and writes the canvas through ``quire.fs`` (a
-new temp file renamed over it); applying the ops is ``quire.markdown.canvas``'.
+new temp file renamed over it); applying the ops is ``quire.canvas.edits``'.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from typing import Any
 
 import anyio
 
+from quire.canvas.edits import CANVAS_OP_SCHEMA, apply_canvas_ops, is_canvas_name, validate_ops
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.fs.oserror import open_failed
 from quire.fs.safeio import decode_utf8, read_regular_bytes, write_atomic
 from quire.fs.sandbox import is_dotfile_name
-from quire.markdown.canvas import CANVAS_OP_SCHEMA, apply_canvas_ops, is_canvas_name, validate_ops
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
 

@@ -11,12 +11,12 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from quire.db.engine import Database, open_database
-from quire.services.chats import ChatService
-from quire.services.documents import LiveDocuments
+from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
-from quire.services.reviews import Reviews
-from quire.services.settings import Settings
+from quire.services.live.documents import LiveDocuments
+from quire.services.reviews.loop import Reviews
 from quire.services.windows import Windows
+from quire.settings.model import Settings
 from quire.vault.workspaces import Workspaces
 
 

@@ -30,8 +30,8 @@ from quire.services.events import Event
 
 if TYPE_CHECKING:
     from quire.db.engine import Database
-    from quire.services.documents import LiveDocuments
     from quire.services.events import EventBus
+    from quire.services.live.documents import LiveDocuments
     from quire.vault.workspaces import Workspaces
 
 RECENTS_KEPT = RECENT_LIMIT[1]

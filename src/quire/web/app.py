@@ -23,7 +23,7 @@ from quire.core.errors import QuireError
 from quire.core.views import OWNER
 from quire.mcp.http import ENDPOINT_PATH, mcp_endpoint
 from quire.services.app import AppServices
-from quire.services.server_file import server_file
+from quire.settings.server_file import server_file
 from quire.web import (
     agents,
     chats,

@@ -17,14 +17,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from quire.core.errors import InvalidArgument
-from quire.services.chat_results import (
+from quire.services.chat.chats import ChatService
+from quire.services.chat.results import (
     posted_data,
     session_data,
     summary_data,
     view_data,
     waited_data,
 )
-from quire.services.chats import ChatService
 from quire.web.arguments import StrictBody, absolute_path, query_args, query_int, read_body
 from quire.web.context import current_user, services_of
 from quire.web.errors import error_response

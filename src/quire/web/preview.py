@@ -21,7 +21,7 @@ from quire.core.views import OPEN_MODES, OpenMode
 from quire.markdown.head import head_end
 from quire.markdown.render import Rendered, render
 from quire.markdown.tasks import toggle_task
-from quire.services.live_document import LiveDocument
+from quire.services.live.document import LiveDocument
 from quire.web.arguments import StrictBody, absolute_path, query_args, read_body
 from quire.web.context import current_user, services_of
 

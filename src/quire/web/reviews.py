@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 from quire.core.errors import InvalidArgument
 from quire.core.views import REVIEW_WAIT_MS, Decision, whole_number
 from quire.markdown.edits import check_request_size
-from quire.services.review_results import annotations_data, outcome_data, review_data
+from quire.services.reviews.results import annotations_data, outcome_data, review_data
 from quire.web.arguments import (
     StrictBody,
     absolute_path,

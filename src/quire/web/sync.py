@@ -27,8 +27,8 @@ from pycrdt import (
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from quire.services.documents import LiveDocuments
-from quire.services.live_document import LiveDocument, Origin
+from quire.services.live.document import LiveDocument, Origin
+from quire.services.live.documents import LiveDocuments
 from quire.web.context import services_of
 
 logger = logging.getLogger(__name__)

@@ -1,0 +1,1 @@
+"""JSON Canvas documents (.canvas) and their typed, all-or-nothing edit operations."""

@@ -1,0 +1,1 @@
+"""Chat in a note: posts, waits, positions, presence and pictures of the chats."""

@@ -1,0 +1,402 @@
+"""Chat in a note: listing, creating, reading, posting, waiting in, leaving and deleting chats.
+
+Owns the rules of the chat operations: posts to one chat take turns on its lock and wake its
+waiters; the format, writes, waits, presence, positions and pictures have their own modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import anyio
+
+from quire.core.chat import sanitize_label, utc_stamp
+from quire.core.errors import InvalidArgument, QuireError
+from quire.core.views import document_id, whole_number
+from quire.db import chats as store
+from quire.db.engine import Database
+from quire.fs.oserror import storage_failed
+from quire.markdown.chat import check_message, is_chat, make_chat, set_role
+from quire.services.chat import pictures
+from quire.services.chat.cursors import ChatCursors
+from quire.services.chat.discovery import ChatFinder
+from quire.services.chat.paths import (
+    ChatPath,
+    existing_chat_path,
+    named_chat_path,
+    new_chat_path,
+    workspace_folder,
+)
+from quire.services.chat.pictures import GifList
+from quire.services.chat.presence import ChatPresence
+from quire.services.chat.reader_waits import ChatWaiting
+from quire.services.chat.results import ChatSummary, ChatView, Created, Posted, Waited
+from quire.services.chat.sessions import ChatSessions, check_command, check_session
+from quire.services.chat.slash_posts import SlashPost, context_report, slash_post
+from quire.services.chat.tails import ChatIndex, ChatState
+from quire.services.chat.wakeups import ChatWaits
+from quire.services.chat.writes import ChatWriter
+from quire.services.events import Event, EventBus
+from quire.services.live.documents import LiveDocuments
+from quire.vault.watch import FileChange, FolderWatcher
+from quire.vault.workspaces import Workspaces
+
+WAIT_MS = (1_000, 600_000, 600_000)
+"""How long one wait may block: least, most and default, in milliseconds."""
+MAX_POSITION = 2**31 - 1
+MAX_TITLE_CHARS = 200
+
+
+class ChatService:
+    """Every chat of one server. Use as ``async with ChatService(...) as chats`` so changes
+    made to a chat outside Quire wake its waiters and read positions are stored behind the
+    answers; without it, everything else works (positions are stored at once)."""
+
+    def __init__(
+        self,
+        db: Database,
+        bus: EventBus,
+        documents: LiveDocuments,
+        workspaces: Workspaces,
+        *,
+        clock: Callable[[], int],
+        sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+    ) -> None:
+        self._db = db
+        self._bus = bus
+        self._documents = documents
+        self._workspaces = workspaces
+        self._clock = clock
+        self._index = ChatIndex()
+        self._writer = ChatWriter(documents, self._index)
+        self._finder = ChatFinder(workspaces)
+        self._presence = ChatPresence(clock)
+        self._cursors = ChatCursors(db, clock)
+        self._waits = ChatWaits()
+        self._waiting = ChatWaiting(
+            self._index,
+            self._cursors,
+            self._presence,
+            self._waits,
+            clock=clock,
+            sleep=sleep,
+            announce=self._announce,
+        )
+        self.sessions = ChatSessions(db, clock)
+        """The agent sessions, for the keepalive hook's lookups."""
+        self._locks: dict[str, anyio.Lock] = {}
+        self._watcher: FolderWatcher | None = None
+        self._watched: set[Path] = set()
+        self._exit_stack: AsyncExitStack | None = None
+
+    async def __aenter__(self) -> Self:
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(self._cursors)
+            self._watcher = await stack.enter_async_context(FolderWatcher(self._on_changes))
+            stack.callback(self._waits.notify_all)
+            self._exit_stack = stack.pop_all()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        stack, self._exit_stack, self._watcher = self._exit_stack, None, None
+        self._watched.clear()
+        if stack is not None:
+            await stack.aclose()
+
+    async def list_chats(
+        self, user: str, workspace: Path | None = None, reader: str | None = None
+    ) -> list[ChatSummary]:
+        """The chats of ``workspace`` (every served one when None), most recently active
+        first, with ``reader``'s unread counts (0 without a reader) and the user's pins."""
+        name = None if reader is None else sanitize_label(reader)
+        folders = self._workspaces.folders if workspace is None else (self._workspace(workspace),)
+        chats = await anyio.to_thread.run_sync(self._finder.find, folders)
+        async with self._db.session() as session:
+            pins = await store.pinned_paths(session, user)
+        keys = [chat.key for chat in chats]
+        positions = {} if name is None else await self._cursors.positions(user, name, keys)
+        summaries: list[ChatSummary] = []
+        for chat in chats:
+            try:
+                state = await self._index.state(chat.path)
+                unread = 0
+                if name is not None:
+                    unread = await self._unread(state, name, positions.get(chat.key, 0))
+            except QuireError:
+                continue  # changed or went away since the walk
+            summaries.append(
+                ChatSummary(
+                    path=chat.path,
+                    workspace=chat.workspace,
+                    title=state.title or chat.path.stem,
+                    message_count=state.count,
+                    last_activity_ms=_last_activity(state),
+                    unread=unread,
+                    pinned=chat.key in pins,
+                )
+            )
+        summaries.sort(key=lambda item: (-item.last_activity_ms, str(item.path)))
+        return summaries
+
+    async def create(self, user: str, path: Path, title: str | None = None) -> Created:
+        """Make a chat at ``path``: a new note (with ``title``), or the tag added to the note
+        there; a chat already there is left as it is."""
+        if title is not None:
+            _check_title(title)
+        target, exists = await anyio.to_thread.run_sync(new_chat_path, self._workspaces, path)
+        async with self._lock(target):
+            if not exists:
+                await self._writer.create(target, make_chat("", title))
+                return Created(target.path, created=True, converted=False)
+            converted = False
+
+            def convert(text: str) -> str:
+                nonlocal converted
+                converted = not is_chat(text)
+                return make_chat(text)
+
+            await self._writer.rewrite(target, convert, author=user)
+        return Created(target.path, created=False, converted=converted)
+
+    async def read(
+        self,
+        user: str,
+        path: Path,
+        reader: str | None = None,
+        after: int | None = None,
+        session: str | None = None,
+    ) -> ChatView:
+        """The chat with its messages numbered above ``after`` (all by default). With a
+        ``reader``, everything up to the last message counts as read by it."""
+        name = None if reader is None else sanitize_label(reader)
+        position = 0 if after is None else whole_number(after, "after", 0, MAX_POSITION)
+        check_session(session)
+        target = await self._existing(path)
+        state, messages = await self._index.messages_after(target.path, position)
+        if name is not None:
+            await self._cursors.set(user, target.key, name, state.count)
+            await self.sessions.record(user, session, target.key, name, "read")
+        presence = tuple(self._presence.snapshot(target.key))
+        names = [*state.participants, *(item.name for item in presence)]
+        avatars = await anyio.to_thread.run_sync(pictures.avatars_of, target.workspace, names)
+        return ChatView(
+            path=target.path,
+            title=state.title,
+            description=state.description,
+            participants=state.participants,
+            messages=messages,
+            next=state.count,
+            presence=presence,
+            roles=dict(state.roles),
+            avatars=avatars,
+        )
+
+    async def post(
+        self, user: str, path: Path, reader: str, body: str, *, session: str | None = None
+    ) -> Posted:
+        """Post ``body`` as ``reader``: a message appended to the note, or a slash post
+        (``/status``, ``/context``, ``/role``) that sets state and is not stored."""
+        name = sanitize_label(reader)
+        if not isinstance(body, str):
+            raise InvalidArgument("`body` must be text (a string).", argument="body")
+        check_session(session)
+        target = await self._existing(path, verb="write")
+        slash = slash_post(body)
+        if slash is not None:
+            posted = await self._slash(user, target, name, slash)
+        else:
+            check_message(body)
+            async with self._lock(target):
+                stamp = utc_stamp(datetime.fromtimestamp(self._clock() / 1000, tz=UTC))
+                state = await self._writer.append(target, name, stamp, body)
+            self._waits.notify(target.key)
+            data: dict[str, object] = {"path": target.key, "number": state.count, "author": name}
+            self._bus.publish(user, Event("chat", data))
+            self._announce(user, target, self._presence.posted(target.key, name))
+            posted = Posted("message", number=state.count)
+        await self.sessions.record(user, session, target.key, name, "post")
+        return posted
+
+    async def wait(
+        self,
+        user: str,
+        path: Path,
+        reader: str,
+        *,
+        after: int | None = None,
+        mentions_only: bool = False,
+        timeout_ms: int | None = None,
+        session: str | None = None,
+        command: str | None = None,
+    ) -> Waited:
+        """Wait for messages for ``reader``: numbered above ``after`` (its saved position by
+        default; a reader never seen starts at the end), not its own, and with
+        ``mentions_only`` only those mentioning it. Returns them the moment one is posted,
+        ``timeout`` after ``timeout_ms`` (1,000 to 600,000, default 600,000), or ``gone``
+        when the chat is deleted, unreadable or no longer a chat (its sessions then leave)."""
+        name = sanitize_label(reader)
+        low, high, default = WAIT_MS
+        budget = default if timeout_ms is None else whole_number(timeout_ms, "timeoutMs", low, high)
+        if after is not None:
+            whole_number(after, "after", 0, MAX_POSITION)
+        check_session(session)
+        check_command(command)
+        target = await self._named(path)
+        await self.sessions.record(user, session, target.key, name, "wait", command)
+        await self._watch(target)
+        waited = await self._waiting.wait(user, target, name, after, mentions_only, budget)
+        if waited.status == "gone":
+            await self._leave(user, target, name, session)
+        return waited
+
+    async def leave(
+        self, user: str, path: Path, reader: str, *, session: str | None = None
+    ) -> None:
+        """``reader`` leaves the chat: its presence is cleared and its sessions in the chat
+        count as left (the keepalive hook lets them stop). Works on a deleted chat too."""
+        name = sanitize_label(reader)
+        check_session(session)
+        await self._leave(user, await self._named(path), name, session)
+
+    async def delete(self, user: str, path: Path) -> None:
+        """Delete the chat's note; its waiters wake with ``gone``, its positions and pin go."""
+        target = await self._existing(path, verb="delete")
+        async with self._lock(target):
+            await self._index.state(target.path)  # refuses a note that is not a chat
+            await self._documents.unload(document_id(target.path))
+            await anyio.to_thread.run_sync(_delete_file, target.path)
+            self._index.forget(target.path)
+        await self._cursors.forget(user, target.key)
+        await self.sessions.leave(user, target.key)
+        self._presence.forget(target.key)
+        self._waits.notify(target.key)
+        self._bus.publish(user, Event("chat-deleted", {"path": target.key}))
+        self._announce(user, target, True)
+
+    async def pin(self, user: str, path: Path, pinned: bool) -> bool:
+        """Pin the chat to the user's Pinned tab, or unpin it; returns ``pinned``."""
+        if not isinstance(pinned, bool):
+            raise InvalidArgument("`pinned` must be true or false.", argument="pinned")
+        target = await self._existing(path)
+        async with self._db.session() as db, db.begin():
+            await store.set_pin(db, user, target.key, pinned, self._clock())
+        return pinned
+
+    async def gifs(self, workspace: Path) -> GifList:
+        """The picture names usable in ``workspace`` and its saved avatars."""
+        folder = self._workspace(workspace)
+        return await anyio.to_thread.run_sync(pictures.list_gifs, folder)
+
+    async def gif(self, workspace: Path, name: str) -> bytes:
+        """The SVG of picture ``name`` in ``workspace`` (its own file, else the built-in)."""
+        folder = self._workspace(workspace)
+        return await anyio.to_thread.run_sync(pictures.gif_svg, folder, name)
+
+    async def set_avatar(
+        self, workspace: Path, reader: str, *, pick: str | None = None, svg: str | None = None
+    ) -> tuple[str, str | None]:
+        """Save ``reader``'s avatar in ``workspace``: a built-in (``pick``, or ``"auto"``) or
+        an uploaded ``svg``. Returns the picture name and the built-in picked."""
+        name = sanitize_label(reader)
+        folder = self._workspace(workspace)
+        return await anyio.to_thread.run_sync(pictures.save_avatar, folder, name, pick, svg)
+
+    async def _slash(self, user: str, target: ChatPath, name: str, slash: SlashPost) -> Posted:
+        if slash.kind == "role":
+            role = slash.text or None
+            async with self._lock(target):
+                await self._index.state(target.path)  # refuses a note that is not a chat
+                await self._writer.rewrite(
+                    target, lambda text: set_role(text, name, role), author=name
+                )
+            self._announce(user, target, True)
+            return Posted("role", cleared=role is None)
+        await self._index.state(target.path)
+        if slash.kind == "status":
+            changed = self._presence.set_status(target.key, name, slash.text)
+            self._announce(user, target, changed)
+            return Posted("status", cleared=not slash.text)
+        report = context_report(slash.text)
+        self._announce(user, target, self._presence.set_context(target.key, name, report))
+        return Posted("context", cleared=report is None)
+
+    async def _leave(self, user: str, target: ChatPath, name: str, session: str | None) -> None:
+        self._announce(user, target, self._presence.left(target.key, name))
+        await self.sessions.leave(user, target.key, name, session)
+
+    async def _unread(self, state: ChatState, name: str, position: int) -> int:
+        _state, fresh = await self._index.messages(state, position)
+        return sum(1 for message in fresh if message.author.lower() != name.lower())
+
+    async def _existing(self, path: Path, *, verb: str = "read") -> ChatPath:
+        return await anyio.to_thread.run_sync(
+            lambda: existing_chat_path(self._workspaces, path, verb=verb)
+        )
+
+    async def _named(self, path: Path) -> ChatPath:
+        return await anyio.to_thread.run_sync(
+            lambda: named_chat_path(self._workspaces, path, verb="read")
+        )
+
+    def _workspace(self, path: Path) -> Path:
+        return workspace_folder(self._workspaces, path)
+
+    def _lock(self, target: ChatPath) -> anyio.Lock:
+        lock = self._locks.get(target.key)
+        if lock is None:
+            lock = self._locks[target.key] = anyio.Lock()
+        return lock
+
+    def _announce(self, user: str, target: ChatPath, changed: bool) -> None:
+        if changed:
+            self._bus.publish(user, Event("chat-presence", {"path": target.key}))
+
+    async def _watch(self, target: ChatPath) -> None:
+        folder = target.path.parent
+        if self._watcher is None or folder in self._watched:
+            return
+        self._watched.add(folder)
+        await self._watcher.watch(folder)
+
+    async def _on_changes(self, changes: list[FileChange]) -> None:
+        for change in changes:
+            self._waits.notify(str(change.path))
+
+
+def _last_activity(state: ChatState) -> int:
+    if state.tail:
+        try:
+            moment = datetime.fromisoformat(state.tail[-1].time.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            return int(moment.timestamp() * 1000)
+    return state.identity.mtime_ns // 1_000_000
+
+
+def _delete_file(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise storage_failed(err, doing="delete", path=path) from None
+
+
+def _check_title(title: str) -> None:
+    if not isinstance(title, str) or "\0" in title or len(title) > MAX_TITLE_CHARS:
+        raise InvalidArgument(
+            f"`title` must be text of at most {MAX_TITLE_CHARS} characters without NUL, "
+            f"got {title!r:.80}.",
+            argument="title",
+        )

@@ -1,0 +1,132 @@
+"""One reader's wait in a chat: what is new for it, handed over the moment a post lands.
+
+Judges new messages against the reader's position (never by polling; wake-ups come from
+``wakeups``), keeps presence in step and moves the position on. Argument checks, sessions
+and leaving after a gone chat are the chat service's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from quire.core.chat import ChatMessage, mentions_reader
+from quire.core.errors import QuireError
+from quire.services.chat.cursors import ChatCursors
+from quire.services.chat.paths import ChatPath
+from quire.services.chat.presence import ChatPresence
+from quire.services.chat.results import Waited, reminder_for
+from quire.services.chat.tails import ChatIndex, ChatState
+from quire.services.chat.wakeups import ChatWaits, Listener, until
+
+Announce = Callable[[str, ChatPath, bool], None]
+"""Called with (user, chat, changed) after each presence change."""
+
+
+class ChatWaiting:
+    """The waits of one server's chats."""
+
+    def __init__(
+        self,
+        index: ChatIndex,
+        cursors: ChatCursors,
+        presence: ChatPresence,
+        waits: ChatWaits,
+        *,
+        clock: Callable[[], int],
+        sleep: Callable[[float], Awaitable[None]],
+        announce: Announce,
+    ) -> None:
+        self._index = index
+        self._cursors = cursors
+        self._presence = presence
+        self._waits = waits
+        self._clock = clock
+        self._sleep = sleep
+        self._announce = announce
+
+    async def wait(
+        self,
+        user: str,
+        target: ChatPath,
+        name: str,
+        after: int | None,
+        mentions_only: bool,
+        budget_ms: int,
+    ) -> Waited:
+        """Wait up to ``budget_ms`` for messages for ``name`` (checked arguments); ``name`` is
+        waiting meanwhile, and thinking after a wait that returned messages."""
+        waited: Waited | None = None
+        self._announce(user, target, self._presence.wait_started(target.key, name))
+        try:
+            with self._waits.listening(target.key) as listener:
+                waited = await self._loop(
+                    user, target, name, after, mentions_only, budget_ms, listener
+                )
+        finally:
+            returned = waited is not None and waited.status == "messages"
+            ended = self._presence.wait_ended(target.key, name, returned_messages=returned)
+            self._announce(user, target, ended)
+        assert waited is not None
+        return waited
+
+    async def _loop(
+        self,
+        user: str,
+        target: ChatPath,
+        name: str,
+        after: int | None,
+        mentions_only: bool,
+        budget_ms: int,
+        listener: Listener,
+    ) -> Waited:
+        deadline = self._clock() + budget_ms
+        position = after
+        trusted: ChatState | None = None
+        while True:
+            # Armed before looking, so a post landing after the look still wakes this wait.
+            wakeup = listener.arm()
+            try:
+                state = trusted or await self._index.state(target.path)
+            except QuireError:
+                return Waited("gone", (), position or 0, None)
+            if position is None:
+                position = await self._start_position(user, target, name, state.count)
+            position = min(position, state.count)
+            fresh: tuple[ChatMessage, ...] = ()
+            if state.count > position:
+                state, fresh = await self._index.messages(state, position)
+            if fresh:
+                position = state.count
+                await self._cursors.set(user, target.key, name, position)
+                matching = tuple(m for m in fresh if is_for(m, name, mentions_only))
+                if matching:
+                    return Waited("messages", matching, position, reminder_for(name, state.roles))
+            if trusted is not None or fresh:
+                trusted = None
+                continue  # look at the file itself before sleeping
+            left = deadline - self._clock()
+            version = self._index.version(target.path)
+            if left <= 0 or not await until(wakeup, left, self._sleep):
+                return Waited("timeout", (), position, None)
+            # A post in this process just left the chat's state in the index: hand its new
+            # messages over without looking at the file again (the next look does).
+            known = self._index.known(target.path)
+            if self._index.version(target.path) != version and known is not None:
+                trusted = known
+
+    async def _start_position(self, user: str, target: ChatPath, name: str, count: int) -> int:
+        saved = await self._cursors.get(user, target.key, name)
+        if saved is None:
+            # A reader never seen starts at the end; saved now, so nothing posted before its
+            # next wait is lost.
+            await self._cursors.set(user, target.key, name, count)
+            return count
+        return saved
+
+
+def is_for(message: ChatMessage, name: str, mentions_only: bool) -> bool:
+    """Whether ``message`` goes to the reader ``name``: not its own, and with
+    ``mentions_only`` only when it mentions the reader, @all or @everyone."""
+    if message.author.lower() == name.lower():
+        return False
+    return not mentions_only or mentions_reader(message.body, name)

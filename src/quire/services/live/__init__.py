@@ -1,0 +1,1 @@
+"""Live documents: open files as Yjs documents, their journal, previews and events."""

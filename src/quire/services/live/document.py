@@ -1,0 +1,98 @@
+"""One open document: its Yjs document, the text inside it, who is changing it, and its journal.
+
+Owns the tagging of every change with its origin and the routing of every update into the
+journal. It never reads or writes the file; ``services/live/documents.py`` decides what to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+import anyio
+from pycrdt import Awareness, Doc, Text, TransactionEvent
+
+from quire.services.live.journal import BufferJournal
+from quire.services.live.text_changes import TextChange, apply_changes
+
+CONTENT: Final = "content"
+"""The name of the Text inside the Yjs document (the browser's editor binds the same name)."""
+
+OriginKind = Literal["agent", "person", "disk"]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Who made a change: an agent (by name), a person's editor (by connection), or the file
+    on disk (a load or a reload, which is not an unsaved edit)."""
+
+    kind: OriginKind
+    name: str
+
+
+DISK: Final = Origin("disk", "file")
+
+
+class LiveDocument:
+    """An open document. Change it only inside ``change(origin)``; read it any time."""
+
+    def __init__(self, doc_id: str, path: Path, ydoc: Doc[Text], journal: BufferJournal) -> None:
+        self.doc_id = doc_id
+        self.path = path
+        self.ydoc = ydoc
+        self.content: Text = ydoc.get(CONTENT, type=Text)
+        self.journal = journal
+        self.awareness = Awareness(ydoc)
+        # The server has no cursor of its own to show.
+        self.awareness.set_local_state(None)
+        self.lock = anyio.Lock()
+        """Held by each edit, save and reload, so they take turns."""
+        self.version = 0
+        """How many updates the document has seen since it was opened."""
+        self.conflict: str | None = None
+        """The file's text on disk while it conflicts with unsaved edits; else None."""
+        self.connections = 0
+        """How many editors are connected to it."""
+        self._origin: Origin | None = None
+        self._subscription = ydoc.observe(self._on_update)
+
+    def text(self) -> str:
+        """The live text, unsaved edits included."""
+        return str(self.content)
+
+    @property
+    def is_dirty(self) -> bool:
+        """Whether the live text holds edits the file does not have."""
+        return self.journal.dirty
+
+    @property
+    def origin(self) -> Origin | None:
+        """The origin of the change being made now (read it from an observer); else None."""
+        return self._origin
+
+    @contextmanager
+    def change(self, origin: Origin) -> Iterator[None]:
+        """One transaction tagged with ``origin``; its update is journaled as that origin's."""
+        self._origin = origin
+        try:
+            with self.ydoc.transaction(origin=origin):
+                yield
+        finally:
+            self._origin = None
+
+    def apply(self, old: str, changes: Sequence[TextChange], origin: Origin) -> None:
+        """Apply ``changes`` (computed against ``old``, the live text now) as ``origin``."""
+        with self.change(origin):
+            apply_changes(self.content, old, changes, origin=origin)
+
+    def detach(self) -> None:
+        """Stop journaling updates (the document is being closed)."""
+        self.ydoc.unobserve(self._subscription)
+
+    def _on_update(self, event: TransactionEvent) -> None:
+        self.version += 1
+        origin = self._origin
+        self.journal.record(event.update, dirty=origin is None or origin.kind != "disk")

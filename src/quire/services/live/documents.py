@@ -1,0 +1,423 @@
+"""Live documents: the open files as Yjs documents that agents and people edit at the same time.
+
+Owns opening (with unsaved edits restored), agents' edits (one at a time per document, applied
+as the smallest change), previews, saves, reloads after changes on disk, and conflicts. Path
+rules are the caller's: every path reaching ``open`` has passed ``quire.fs`` checks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, Self
+
+import anyio
+
+from quire.core.errors import NotOpen, QuireError, StorageFailed
+from quire.core.views import OWNER, document_id
+from quire.db import buffers
+from quire.db.engine import Database
+from quire.markdown import edits
+from quire.markdown.edits import EditPreview, Replacement
+from quire.services.events import Event, EventBus
+from quire.services.live.document import LiveDocument, Origin
+from quire.services.live.events import (
+    conflict_event,
+    conflict_resolved_event,
+    edit_events,
+)
+from quire.services.live.files import (
+    adopt_file_text,
+    changes_to,
+    load_document,
+    read_file,
+    save_to_file,
+)
+from quire.services.live.journal import text_hash
+from quire.services.live.previews import EditPreviews
+from quire.services.live.text_changes import replacement_changes
+from quire.vault.watch import FileChange, FolderWatcher
+
+logger = logging.getLogger(__name__)
+
+Keep = Literal["mine", "disk"]
+
+_RELOAD_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class EditOutcome:
+    """An applied agent edit: which occurrence (0-based), the line it starts on, where the new
+    text sits (``start``..``end``, character offsets in the new text) and whether it was saved."""
+
+    doc_id: str
+    path: Path
+    match_index: int
+    line: int
+    start: int
+    end: int
+    saved: bool
+
+
+@dataclass(frozen=True)
+class PreviewedEdit:
+    """A stream-edit preview and the id an apply names it by."""
+
+    edit_id: str
+    preview: EditPreview
+
+
+class LiveDocuments:
+    """The open documents of one server.
+
+    Use as ``async with LiveDocuments(db, bus, clock=...) as documents`` so files changed on
+    disk are noticed; without entering it, everything but the watching works.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        bus: EventBus,
+        *,
+        clock: Callable[[], int],
+        users: Callable[[], Iterable[str]] = lambda: (OWNER,),
+    ) -> None:
+        self._db = db
+        self._bus = bus
+        self._clock = clock
+        self._users = users
+        self._documents: dict[str, LiveDocument] = {}
+        self._open_lock = anyio.Lock()
+        self._previews = EditPreviews()
+        self._watcher: FolderWatcher | None = None
+        self._exit_stack: AsyncExitStack | None = None
+
+    async def __aenter__(self) -> Self:
+        async with AsyncExitStack() as stack:
+            self._watcher = await stack.enter_async_context(FolderWatcher(self._on_file_changes))
+            for live in list(self._documents.values()):
+                await self._watcher.watch(live.path.parent)
+            self._exit_stack = stack.pop_all()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Write every pending update and stop watching (call it from the task that entered);
+        open documents stay usable."""
+        try:
+            for live in list(self._documents.values()):
+                try:
+                    await live.journal.flush()
+                except Exception:
+                    logger.exception("Storing the unsaved edits of '%s' failed.", live.path)
+        finally:
+            stack, self._exit_stack, self._watcher = self._exit_stack, None, None
+            if stack is not None:
+                await stack.aclose()
+
+    # Opening and reading
+
+    async def open(self, path: Path) -> LiveDocument:
+        """The live document of ``path`` (absolute, resolved, checked), loading it if needed.
+
+        A buffer with unsaved edits comes back with them when the file is as it was; when the
+        file changed meanwhile, the edits are kept and a ``conflict`` event carries both texts.
+        Raises what ``quire.fs.safeio.read_document`` raises for an unreadable file.
+        """
+        doc_id = document_id(path)
+        async with self._open_lock:
+            live = self._documents.get(doc_id)
+            if live is not None:
+                return live
+            live = await load_document(self._db, doc_id, path, clock=self._clock)
+            self._documents[doc_id] = live
+        if self._watcher is not None:
+            await self._watcher.watch(path.parent)
+        if live.conflict is not None:
+            self._publish(conflict_event(live, live.conflict))
+        return live
+
+    def get(self, doc_id: str) -> LiveDocument | None:
+        """The open document ``doc_id``, or None."""
+        return self._documents.get(doc_id)
+
+    async def restore(self, doc_id: str) -> LiveDocument | None:
+        """The open document ``doc_id``, reopening the file of its stored buffer if needed (an
+        editor reconnecting after a restart); None when there is no such buffer or file."""
+        live = self._documents.get(doc_id)
+        if live is not None:
+            return live
+        async with self._db.session() as session:
+            stored = await buffers.buffer_path(session, doc_id)
+        if stored is None or document_id(Path(stored)) != doc_id:
+            return None
+        try:
+            return await self.open(Path(stored))
+        except QuireError as exc:
+            logger.info("The buffer %s could not be reopened: %s", doc_id, exc)
+            return None
+
+    async def text(self, doc_id: str) -> str:
+        """The live text of ``doc_id``, unsaved edits included."""
+        return self._require(doc_id).text()
+
+    def is_dirty(self, doc_id: str) -> bool:
+        """Whether ``doc_id`` holds edits not yet saved to its file."""
+        return self._require(doc_id).is_dirty
+
+    def conflict(self, doc_id: str) -> str | None:
+        """The file's text on disk while it conflicts with unsaved edits of ``doc_id``."""
+        return self._require(doc_id).conflict
+
+    async def flush(self, doc_id: str) -> None:
+        """Make every update of ``doc_id`` so far durable (editors' keystrokes included)."""
+        await self._require(doc_id).journal.flush()
+
+    # Agents' edits
+
+    async def replace_unique(
+        self, doc_id: str, find: str, replace: str, *, author: str, save: bool = False
+    ) -> EditOutcome:
+        """Replace the one occurrence of ``find`` (see ``quire.markdown.edits.replace_unique``),
+        after any edit of this document already under way."""
+        live = self._require(doc_id)
+        async with live.lock:
+            current = live.text()
+            result = edits.replace_unique(current, find, replace)
+            self._apply_replacement(live, current, result, author=author)
+            return await self._after_edit(live, result, 0, author=author, save=save)
+
+    async def replace_occurrence(
+        self,
+        doc_id: str,
+        find: str,
+        replace: str,
+        match_index: int,
+        *,
+        author: str,
+        save: bool = False,
+    ) -> EditOutcome:
+        """Replace occurrence ``match_index`` of ``find`` (see ``edits.replace_occurrence``)."""
+        return await self.apply_preview(
+            doc_id, None, find, replace, match_index, author=author, save=save
+        )
+
+    async def preview(
+        self, doc_id: str, find: str, replace: str, preview_lines: int = 5
+    ) -> PreviewedEdit:
+        """Preview a find/replace (see ``edits.preview_edit``) and remember it for an apply."""
+        live = self._require(doc_id)
+        version = live.version
+        result = edits.preview_edit(
+            live.text(), find, replace, preview_lines=preview_lines, label=live.path.name
+        )
+        edit_id = self._previews.remember(
+            doc_id=doc_id,
+            path=live.path,
+            find=find,
+            replace=replace,
+            version=version,
+            match_count=result.matchCount,
+        )
+        return PreviewedEdit(edit_id=edit_id, preview=result)
+
+    async def apply_preview(
+        self,
+        doc_id: str,
+        edit_id: str | None,
+        find: str,
+        replace: str,
+        match_index: int = 0,
+        *,
+        author: str,
+        save: bool = False,
+    ) -> EditOutcome:
+        """Apply occurrence ``match_index`` of a previewed find/replace.
+
+        With an ``edit_id`` the preview must exist, be of this document with the same find and
+        replace, not be applied yet, and (when the document changed since) still count as many
+        occurrences; each refusal says to preview again. Without one nothing is checked.
+        """
+        live = self._require(doc_id)
+        async with live.lock:
+            remembered = None
+            if edit_id is not None:
+                remembered = self._previews.check(
+                    edit_id, doc_id=doc_id, path=live.path, find=find, replace=replace
+                )
+            current = live.text()
+            if remembered is not None and live.version != remembered.version:
+                count = len(edits.find_spans(current, find))
+                if count:
+                    self._previews.check_current(
+                        remembered, version=live.version, match_count=count
+                    )
+            result = edits.replace_occurrence(current, find, replace, match_index)
+            self._apply_replacement(live, current, result, author=author)
+            if edit_id is not None:
+                self._previews.mark_applied(edit_id)
+            return await self._after_edit(live, result, match_index, author=author, save=save)
+
+    async def set_content(
+        self, doc_id: str, content: str, *, author: str, save: bool = False
+    ) -> None:
+        """Replace the whole text (CRLF and BOM kept as ``edits.apply_content`` says), applied
+        as the smallest change so an editor's cursor survives where the text did not change."""
+        live = self._require(doc_id)
+        async with live.lock:
+            new = edits.apply_content(live.text(), content)
+            current, changes = await changes_to(live, new)
+            live.apply(current, changes, Origin("agent", author))
+            await live.journal.flush()
+            if changes:
+                start = changes[0].start
+                end = changes[-1].end + len(new) - len(current)
+                self._publish(*edit_events(live, new, start, end, author=author))
+            if save:
+                await self._save_after_edit(live, "The content was replaced")
+
+    # Saving, reloading and conflicts
+
+    async def save(self, doc_id: str) -> None:
+        """Write the live text to the file (atomically) and mark the buffer clean.
+
+        Refused (EditRefused) while the file conflicts with unsaved edits: resolve it first.
+        """
+        live = self._require(doc_id)
+        async with live.lock:
+            await save_to_file(live)
+
+    async def resolve_conflict(self, doc_id: str, keep: Keep) -> None:
+        """End a conflict: keep the person's text (``mine``; it stays unsaved, now based on the
+        file as it is) or the file's (``disk``; the live text becomes it). Either is allowed
+        without a conflict: ``disk`` then reloads the file. Every window is told the conflict
+        ended."""
+        live = self._require(doc_id)
+        async with live.lock:
+            disk = await read_file(live.path)
+            if keep == "disk":
+                await adopt_file_text(live, disk)
+            else:
+                await live.journal.rebase(disk)
+            live.conflict = None
+        self._publish(conflict_resolved_event(live))
+
+    async def unload(self, doc_id: str) -> bool:
+        """Close ``doc_id`` when no editor is connected to it; its buffer stays stored.
+        Returns whether it was closed."""
+        live = self._documents.get(doc_id)
+        if live is None or live.connections:
+            return False
+        async with live.lock:
+            await live.journal.flush()
+            live.detach()
+            del self._documents[doc_id]
+        if self._watcher is not None:
+            await self._watcher.unwatch(live.path.parent)
+        return True
+
+    # Internals
+
+    def _require(self, doc_id: str) -> LiveDocument:
+        live = self._documents.get(doc_id)
+        if live is None:
+            raise NotOpen(
+                f"No open document has the id '{doc_id}'. Open the document first (open_file), "
+                "then use the id it returns."
+            )
+        return live
+
+    def _apply_replacement(
+        self, live: LiveDocument, current: str, result: Replacement, *, author: str
+    ) -> None:
+        """Apply ``result`` (computed from ``current``, the live text now) as its smallest
+        change."""
+        old_end = result.start + len(current) + (result.end - result.start) - len(result.text)
+        changes = replacement_changes(
+            current, result.start, old_end, result.text[result.start : result.end]
+        )
+        live.apply(current, changes, Origin("agent", author))
+
+    async def _after_edit(
+        self, live: LiveDocument, result: Replacement, match_index: int, *, author: str, save: bool
+    ) -> EditOutcome:
+        """Store, announce and (on request) save an applied replacement."""
+        await live.journal.flush()
+        self._publish(*edit_events(live, result.text, result.start, result.end, author=author))
+        if save:
+            await self._save_after_edit(live, "The edit was applied")
+        return EditOutcome(
+            doc_id=live.doc_id,
+            path=live.path,
+            match_index=match_index,
+            line=result.line,
+            start=result.start,
+            end=result.end,
+            saved=save,
+        )
+
+    async def _save_after_edit(self, live: LiveDocument, what: str) -> None:
+        try:
+            await save_to_file(live)
+        except QuireError as exc:
+            message = (
+                f"{what} to the live document but not saved to '{live.path}': {exc} The "
+                "document keeps the change; save again once the cause is fixed."
+            )
+            try:
+                error = type(exc)(message)
+            except TypeError:
+                error = StorageFailed(message)
+            raise error from exc
+
+    async def _on_file_changes(self, changes: list[FileChange]) -> None:
+        by_path = {live.path: live for live in self._documents.values()}
+        for change in changes:
+            live = by_path.get(change.path)
+            if live is not None and change.kind == "changed":
+                await self._reload(live)
+
+    async def _reload(self, live: LiveDocument) -> None:
+        had_conflict = live.conflict is not None
+        async with live.lock:
+            try:
+                disk = await read_file(live.path)
+            except QuireError as exc:
+                logger.warning("Cannot reload '%s' after it changed on disk: %s", live.path, exc)
+                return
+            if text_hash(disk) == live.journal.base_hash:
+                # Quire's own save, or a write of the same text: nothing to reload.
+                self._end_conflict(live, had_conflict)
+                return
+            # An editor typing during a long diff makes the buffer dirty: decide again.
+            for _attempt in range(_RELOAD_ATTEMPTS):
+                if live.is_dirty and live.text() != disk:
+                    break
+                if await adopt_file_text(live, disk, unless_typed=True):
+                    self._end_conflict(live, had_conflict)
+                    return
+            if live.conflict == disk:
+                return  # the same change reported again: the window already has it
+            live.conflict = disk
+        self._publish(conflict_event(live, disk))
+
+    def _end_conflict(self, live: LiveDocument, had_conflict: bool) -> None:
+        live.conflict = None
+        if had_conflict:
+            self._publish(conflict_resolved_event(live))
+
+    def _publish(self, *events: Event) -> None:
+        for user in self._users():
+            for event in events:
+                self._bus.publish(user, event)

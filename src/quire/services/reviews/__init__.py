@@ -1,0 +1,1 @@
+"""The human review loop: requests, verdicts, deadlines and the waits on them."""

@@ -1,0 +1,1 @@
+"""The settings both sides read: one settings model and the server file (server.json)."""
