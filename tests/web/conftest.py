@@ -12,6 +12,7 @@ from starlette.applications import Starlette
 from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings
 from quire.web.app import create_app
+from tests.support.contract import check_answer_hook
 
 TOKEN = "0123456789abcdef" * 4
 PORT = 4747
@@ -41,5 +42,8 @@ def app(services: AppServices) -> Starlette:
 @pytest.fixture
 async def client(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as opened:
+    hooks = {"response": [check_answer_hook]}
+    async with httpx.AsyncClient(
+        transport=transport, base_url=BASE_URL, event_hooks=hooks
+    ) as opened:
         yield opened

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pydantic_core
 
+from quire.api.base import AnswerMismatch, AnswerT
 from quire.client.errors import ServerFailed, ServerInterrupted
 from quire.core import errors
 
@@ -45,6 +46,17 @@ def decode_answer(payload: bytes, url: str) -> Any:
         raise ServerFailed(
             f"The Quire server at {url} answered with something that is not JSON. Check that "
             "the address in server.json belongs to a Quire server."
+        ) from None
+
+
+def parse_answer(model: type[AnswerT], data: object, url: str) -> AnswerT:
+    """``data`` as ``model``; ServerFailed naming the field when it does not fit."""
+    try:
+        return model.parse(data)
+    except AnswerMismatch as err:
+        raise ServerFailed(
+            f"The Quire server at {url} answered in a shape this client does not know ({err}). "
+            "Update Quire so the server and this client are the same version."
         ) from None
 
 

@@ -15,10 +15,11 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ExceptionHandler
 
+from quire.api.base import Ok
 from quire.core.errors import QuireError
 from quire.core.views import OWNER
 from quire.mcp.http import ENDPOINT_PATH, mcp_endpoint
@@ -37,6 +38,7 @@ from quire.web import (
     sync,
     windows,
 )
+from quire.web.answers import answer
 from quire.web.auth import AuthMiddleware, HostOriginMiddleware, Sessions
 from quire.web.errors import http_error_handler, internal_error_handler, quire_error_handler
 from quire.web.limits import BodyLimitMiddleware
@@ -53,9 +55,9 @@ def how_to_sign_in(services: AppServices) -> str:
     )
 
 
-async def health(request: Request) -> JSONResponse:
+async def health(request: Request) -> Response:
     """Whether the server is up: `{"ok": true}`, and nothing else (no token needed)."""
-    return JSONResponse({"ok": True})
+    return answer(Ok())
 
 
 def create_app(services: AppServices) -> Starlette:

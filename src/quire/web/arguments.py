@@ -10,22 +10,17 @@ import json
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 from starlette.requests import Request
 
+from quire.api.base import StrictBody
 from quire.core.errors import InvalidArgument
 from quire.fs.sandbox import expand_path
 
 Body = TypeVar("Body", bound="StrictBody")
 
 _ROOT = Path("/")
-
-
-class StrictBody(BaseModel):
-    """A request body: no argument it does not name, no type coerced ("5" is not 5)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 async def read_body(request: Request, model: type[Body]) -> Body:

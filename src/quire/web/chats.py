@@ -11,11 +11,20 @@ import functools
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from quire.api.chats import (
+    ChatAvatarBody,
+    ChatCreateBody,
+    ChatLeaveBody,
+    ChatPathBody,
+    ChatPinBody,
+    ChatPostBody,
+    ChatStopBody,
+    ChatWaitBody,
+)
 from quire.core.errors import InvalidArgument
 from quire.services.chat.chats import ChatService
 from quire.services.chat.results import (
@@ -25,7 +34,7 @@ from quire.services.chat.results import (
     view_data,
     waited_data,
 )
-from quire.web.arguments import StrictBody, absolute_path, query_args, query_int, read_body
+from quire.web.arguments import absolute_path, query_args, query_int, read_body
 from quire.web.context import current_user, services_of
 from quire.web.errors import error_response
 
@@ -39,55 +48,6 @@ INERT_SVG_HEADERS = {
     "Cache-Control": "no-cache",
 }
 """What keeps a served picture inert, even opened directly: no script, no fetch, no sniffing."""
-
-
-class ChatCreateBody(StrictBody):
-    path: str
-    title: str | None = None
-
-
-class ChatPostBody(StrictBody):
-    path: str
-    as_: str = Field(alias="as")
-    body: str
-    session: str | None = None
-    command: str | None = None
-
-
-class ChatWaitBody(StrictBody):
-    path: str
-    as_: str = Field(alias="as")
-    after: int | None = None
-    mentionsOnly: bool = False
-    timeoutMs: int | None = None
-    session: str | None = None
-    command: str | None = None
-
-
-class ChatLeaveBody(StrictBody):
-    path: str
-    as_: str = Field(alias="as")
-    session: str | None = None
-
-
-class ChatStopBody(StrictBody):
-    id: str
-
-
-class ChatPinBody(StrictBody):
-    path: str
-    pinned: bool
-
-
-class ChatPathBody(StrictBody):
-    path: str
-
-
-class ChatAvatarBody(StrictBody):
-    workspace: str
-    as_: str = Field(alias="as")
-    pick: str | None = None
-    svg: str | None = None
 
 
 Handler = Callable[[Request, ChatService], Awaitable[Response]]

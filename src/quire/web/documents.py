@@ -15,10 +15,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from quire.core.views import OpenMode
+from quire.api.documents import ApplyBody, ContentBody, EditBody, OpenBody, SaveBody, StreamEditBody
 from quire.markdown.edits import check_request_size
 from quire.services.windows import Opened
-from quire.web.arguments import StrictBody, absolute_path, query_args, read_body
+from quire.web.arguments import absolute_path, query_args, read_body
 from quire.web.authors import request_author, requesting_agent
 from quire.web.context import current_user, services_of
 
@@ -32,46 +32,6 @@ class DocumentJSON(JSONResponse):
             return pydantic_core.to_json(content)
         except pydantic_core.PydanticSerializationError:
             return super().render(content)
-
-
-class OpenBody(StrictBody):
-    path: str
-    mode: OpenMode | None = None
-    line: int | None = None
-
-
-class EditBody(StrictBody):
-    find: str
-    replace: str
-    save: bool = False
-    path: str | None = None
-
-
-class StreamEditBody(StrictBody):
-    find: str
-    replace: str
-    preview: bool = True
-    preview_lines: int = 5
-    path: str | None = None
-
-
-class ApplyBody(StrictBody):
-    edit_id: str | None = None
-    find: str
-    replace: str
-    match_index: int = 0
-    save: bool = False
-    path: str | None = None
-
-
-class ContentBody(StrictBody):
-    content: str
-    save: bool = False
-    path: str | None = None
-
-
-class SaveBody(StrictBody):
-    path: str | None = None
 
 
 async def open_document(request: Request) -> JSONResponse:

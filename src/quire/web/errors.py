@@ -14,6 +14,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 
+from quire.api.errors import ErrorBody, ErrorDetail
 from quire.core import errors
 
 logger = logging.getLogger(__name__)
@@ -53,16 +54,17 @@ _HTTP_NAMES = {
 }
 
 
-def error_body(kind: str, message: str, **extra: object) -> dict[str, object]:
-    """The JSON error body: ``{"error": {"type", "message", …extra}}`` (None extras left out)."""
-    detail: dict[str, object] = {"type": kind, "message": message}
-    detail.update({key: value for key, value in extra.items() if value is not None})
-    return {"error": detail}
+def error_body(
+    kind: str, message: str, *, argument: str | None = None, match_count: int | None = None
+) -> dict[str, object]:
+    """The JSON error body: ``{"error": {"type", "message", …}}`` (unset details left out)."""
+    detail = ErrorDetail(type=kind, message=message, argument=argument, match_count=match_count)
+    return ErrorBody(error=detail).dump()
 
 
-def error_response(status: int, kind: str, message: str, **extra: object) -> JSONResponse:
+def error_response(status: int, kind: str, message: str) -> JSONResponse:
     """A JSON error answer with ``status``."""
-    return JSONResponse(error_body(kind, message, **extra), status_code=status)
+    return JSONResponse(error_body(kind, message), status_code=status)
 
 
 def status_of(error: errors.QuireError) -> int:
@@ -90,7 +92,7 @@ def quire_error_body(error: errors.QuireError) -> dict[str, object]:
         error_type(error),
         error.message,
         argument=getattr(error, "argument", None),
-        matchCount=getattr(error, "match_count", None),
+        match_count=getattr(error, "match_count", None),
     )
 
 

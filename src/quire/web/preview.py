@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Literal
 from urllib.parse import quote, unquote_to_bytes
 
 import anyio
@@ -16,13 +15,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from quire.api.documents import ResolveConflictBody, ToggleTaskBody
 from quire.core.errors import InvalidArgument, NotOpen, QuireError
 from quire.core.views import OPEN_MODES, OpenMode
 from quire.markdown.head import head_end
 from quire.markdown.render import Rendered, render
 from quire.markdown.tasks import toggle_task
 from quire.services.live.document import LiveDocument
-from quire.web.arguments import StrictBody, absolute_path, query_args, read_body
+from quire.web.arguments import absolute_path, query_args, read_body
 from quire.web.context import current_user, services_of
 
 PERSON = "person"
@@ -30,17 +30,6 @@ PERSON = "person"
 
 _DOC_ID = re.compile(r"[0-9a-f]{24}")
 _LINK_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
-
-
-class ToggleTaskBody(StrictBody):
-    docId: str
-    line: int
-    checked: bool
-
-
-class ResolveConflictBody(StrictBody):
-    docId: str
-    keep: Literal["mine", "disk"]
 
 
 @functools.lru_cache(maxsize=8)

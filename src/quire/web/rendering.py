@@ -12,17 +12,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from quire.api.documents import RenderBody
 from quire.core.errors import InvalidArgument
 from quire.markdown.render import Rendered, render
-from quire.web.arguments import StrictBody, read_body
+from quire.web.arguments import read_body
 
 MAX_TEXTS = 1000
 """The most texts one request may render (the request body is capped at 16 MiB as well)."""
-
-
-class RenderBody(StrictBody):
-    markdown: str | None = None
-    texts: list[str] | None = None
 
 
 def _data(rendered: Rendered) -> dict[str, object]:

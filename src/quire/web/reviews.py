@@ -12,12 +12,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from quire.api.reviews import DecisionBody, RequestBody, WaitBody
 from quire.core.errors import InvalidArgument
-from quire.core.views import REVIEW_WAIT_MS, Decision, whole_number
+from quire.core.views import REVIEW_WAIT_MS, whole_number
 from quire.markdown.edits import check_request_size
 from quire.services.reviews.results import annotations_data, outcome_data, review_data
 from quire.web.arguments import (
-    StrictBody,
     absolute_path,
     query_args,
     query_int,
@@ -25,26 +25,6 @@ from quire.web.arguments import (
 )
 from quire.web.authors import requesting_agent
 from quire.web.context import current_user, services_of
-
-
-class RequestBody(StrictBody):
-    path: str | None = None
-    content: str | None = None
-    timeout_ms: int | None = None
-    requested_by: str | None = None
-    wait_ms: int | None = None
-
-
-class WaitBody(StrictBody):
-    wait_ms: int | None = None
-    path: str | None = None
-    content: str | None = None
-    timeout_ms: int | None = None
-
-
-class DecisionBody(StrictBody):
-    verdict: Decision
-    comments: str | None = None
 
 
 async def request_review(request: Request) -> JSONResponse:

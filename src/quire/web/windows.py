@@ -11,11 +11,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from quire.core.views import View
+from quire.api.windows import NoBody, PresentBody, TabBody, ViewBody
 from quire.services.windows import WindowState, window_data
 from quire.vault.workspaces import PAGE_LIMIT
 from quire.web.arguments import (
-    StrictBody,
     absolute_path,
     query_args,
     query_int,
@@ -23,23 +22,6 @@ from quire.web.arguments import (
 )
 from quire.web.authors import requesting_agent
 from quire.web.context import current_user, services_of
-
-
-class PresentBody(StrictBody):
-    path: str | None = None
-
-
-class NoBody(StrictBody):
-    pass
-
-
-class TabBody(StrictBody):
-    docId: str
-
-
-class ViewBody(StrictBody):
-    docId: str
-    view: View
 
 
 async def get_window(request: Request) -> JSONResponse:

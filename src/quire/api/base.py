@@ -1,0 +1,72 @@
+"""The two kinds of model the API is made of: request bodies and answers.
+
+A request body takes exactly the arguments it names, with their JSON types (no coercion), in
+snake_case as the routes document them. An answer is dumped with camelCase keys; a client
+parses it strictly, so a server that answers another shape is a clear error naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+
+class StrictBody(BaseModel):
+    """A request body: no argument it does not name, no type coerced ("5" is not 5)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Answer(BaseModel):
+    """An answer of the server: camelCase on the wire, frozen, every field typed.
+
+    Fields are named in snake_case in Python; ``dump`` writes them under their camelCase
+    aliases. Unknown fields are ignored when parsing, so a newer server can add one.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        frozen=True,
+        extra="ignore",
+        serialize_by_alias=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON-ready value sent on the wire (camelCase keys)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+    def dump_json(self) -> bytes:
+        """The JSON text sent on the wire, encoded by pydantic-core (fast on large texts)."""
+        return self.__pydantic_serializer__.to_json(self, by_alias=True)
+
+    @classmethod
+    def parse(cls, data: object) -> Self:
+        """The answer ``data`` holds; AnswerMismatch names the first field that does not fit."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as err:
+            raise AnswerMismatch(cls, err) from None
+
+
+class AnswerMismatch(ValueError):
+    """An answer that does not have the shape its model says: the field and what was wrong."""
+
+    def __init__(self, model: type[BaseModel], error: ValidationError) -> None:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(the whole answer)"
+        self.model = model.__name__
+        self.field = where
+        super().__init__(f"field `{where}` of {model.__name__}: {first['msg']}")
+
+
+AnswerT = TypeVar("AnswerT", bound=Answer)
+
+
+class Ok(Answer):
+    """The answer of an operation that has nothing to say but that it was done."""
+
+    ok: bool = True

@@ -1,0 +1,130 @@
+"""Every operation of the HTTP API: method, path, summary, tag, body, query and answer model.
+
+The one table the OpenAPI document, the route checks and the client's expectations come from;
+a test checks that it and the app's ``/api/`` routes name the same operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quire.api import agents, chats, documents, reviews, windows
+from quire.api.base import Answer, Ok, StrictBody
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query parameter: its name, JSON type and meaning."""
+
+    name: str
+    kind: str
+    description: str
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One documented method on one path."""
+
+    method: str
+    path: str
+    summary: str
+    tag: str
+    body: type[StrictBody] | None = None
+    query: tuple[Query, ...] = ()
+    public: bool = False
+    answer: type[Answer] | None = None
+    """The model of a 200 answer; None for an answer that is not JSON (``media`` says what)."""
+    media: str = "application/json"
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation("GET", "/health", "Whether the server is up (no token needed)", "server",
+              public=True, answer=Ok),
+    Operation("GET", "/api/openapi.json", "This description of the API", "server"),
+    Operation("POST", "/api/documents/open", "Open a file in the window", "documents",
+              documents.OpenBody),
+    Operation("GET", "/api/documents/current", "The open document's live text", "documents"),
+    Operation("POST", "/api/documents/edit", "Replace one exact occurrence", "documents",
+              documents.EditBody),
+    Operation("POST", "/api/documents/stream-edit", "Preview a find/replace", "documents",
+              documents.StreamEditBody),
+    Operation("POST", "/api/documents/stream-edit-apply", "Apply a previewed find/replace",
+              "documents", documents.ApplyBody),
+    Operation("POST", "/api/documents/set-content", "Replace the whole text", "documents",
+              documents.ContentBody),
+    Operation("POST", "/api/documents/save", "Save the open document", "documents",
+              documents.SaveBody),
+    Operation("GET", "/api/documents/render", "The Read view's HTML of an open document",
+              "documents", query=(Query("docId", "string", "The open tab's docId.", True),
+                                  Query("part", "string", "head: a long document's start."))),
+    Operation("GET", "/api/documents/state", "Unsaved edits and conflict of an open document",
+              "documents", query=(Query("docId", "string", "The open tab's docId.", True),)),
+    Operation("POST", "/api/documents/toggle-task", "Tick or clear a task checkbox",
+              "documents", documents.ToggleTaskBody),
+    Operation("POST", "/api/documents/resolve-conflict", "Keep your text or the file's",
+              "documents", documents.ResolveConflictBody),
+    Operation("POST", "/api/render", "Any Markdown text as sanitised HTML", "documents",
+              documents.RenderBody),
+    Operation("GET", "/api/window", "The window state", "window"),
+    Operation("POST", "/api/window/present", "Present a document", "window", windows.PresentBody),
+    Operation("POST", "/api/window/leave-present", "Leave present mode", "window",
+              windows.NoBody),
+    Operation("POST", "/api/window/view", "Set a tab's view", "window", windows.ViewBody),
+    Operation("POST", "/api/window/activate", "Make a tab active", "window", windows.TabBody),
+    Operation("POST", "/api/window/close", "Close a tab", "window", windows.TabBody),
+    Operation("GET", "/api/recent", "Recently opened documents", "window",
+              query=(Query("limit", "integer", "1 to 200, default 10."),)),
+    Operation("GET", "/api/files", "The workspaces' Markdown files, a page at a time", "window",
+              query=(Query("cursor", "string", "The nextCursor of the previous page."),
+                     Query("limit", "integer", "1 to 1,000, default 100."))),
+    Operation("GET", "/api/workspaces", "The folders this server serves", "window"),
+    Operation("POST", "/api/reviews", "Request a review", "reviews", reviews.RequestBody),
+    Operation("GET", "/api/reviews/active", "The review in the panel", "reviews"),
+    Operation("GET", "/api/reviews/{review_id}", "A review's record", "reviews"),
+    Operation("GET", "/api/reviews/{review_id}/wait", "Wait for a verdict", "reviews",
+              query=(Query("wait_ms", "integer", "1,000 to 600,000, default 50,000."),)),
+    Operation("POST", "/api/reviews/{review_id}/wait", "Resume waiting for a verdict",
+              "reviews", reviews.WaitBody),
+    Operation("POST", "/api/reviews/{review_id}/decision", "Decide a review", "reviews",
+              reviews.DecisionBody),
+    Operation("GET", "/api/annotations", "A file's review verdict, comments and tasks",
+              "reviews", query=(Query("path", "string", "The file's absolute path.", True),)),
+    Operation("GET", "/api/search", "Search the documents for a phrase", "search",
+              query=(Query("q", "string", "The words to find, 1 to 1,000 characters.", True),
+                     Query("limit", "integer", "1 to 200, default 50."),
+                     Query("workspace", "string", "Search only this served folder."))),
+    Operation("GET", "/api/agents", "The coding agents and hooks Quire connects", "agents"),
+    Operation("POST", "/api/agents/{agent_id}/connect", "Register Quire with an agent",
+              "agents", agents.ConnectBody),
+    Operation("POST", "/api/agents/hook", "Install or remove Quire's agent hooks", "agents",
+              agents.HookBody),
+    Operation("GET", "/api/chats", "The chats, most recently active first", "chats",
+              query=(Query("workspace", "string", "Only the chats of this served folder."),
+                     Query("as", "string", "The reader whose unread messages to count."))),
+    Operation("POST", "/api/chats", "Create a chat, or make a note one", "chats",
+              chats.ChatCreateBody),
+    Operation("GET", "/api/chats/read", "A chat's messages, presence and roles", "chats",
+              query=(Query("path", "string", "The chat's absolute path.", True),
+                     Query("as", "string", "Mark everything read for this name."),
+                     Query("after", "integer", "Only messages numbered above this."),
+                     Query("session", "string", "The agent session reading, for keepalive."))),
+    Operation("POST", "/api/chats/post", "Post a message or a slash command", "chats",
+              chats.ChatPostBody),
+    Operation("POST", "/api/chats/wait", "Wait for new messages", "chats", chats.ChatWaitBody),
+    Operation("POST", "/api/chats/leave", "Leave a chat", "chats", chats.ChatLeaveBody),
+    Operation("GET", "/api/chats/session", "An agent session's last chat command", "chats",
+              query=(Query("id", "string", "The agent's session id.", True),)),
+    Operation("POST", "/api/chats/session/stop", "Record a stop attempt of a session",
+              "chats", chats.ChatStopBody),
+    Operation("POST", "/api/chats/pin", "Pin or unpin a chat", "chats", chats.ChatPinBody),
+    Operation("POST", "/api/chats/delete", "Delete a chat", "chats", chats.ChatPathBody),
+    Operation("GET", "/api/chats/gifs", "The chat pictures of a workspace", "chats",
+              query=(Query("workspace", "string", "The served folder.", True),)),
+    Operation("GET", "/api/chats/gif", "One chat picture, served inert", "chats",
+              query=(Query("workspace", "string", "The served folder.", True),
+                     Query("name", "string", "The picture's name.", True))),
+    Operation("POST", "/api/chats/avatar", "Set a name's avatar", "chats",
+              chats.ChatAvatarBody),
+)  # fmt: skip
+"""Every operation of the HTTP API, in the order the document lists them."""
