@@ -164,6 +164,10 @@ class _Writer:
             frame.loose = not token.hidden
 
     def close(self) -> None:
+        if len(self.frames) == 1:
+            # markdown-it's footnote plugin can leave a quote's close without its open
+            # (`[^1]: > > [^1]:`): nothing is open, so there is nothing to close.
+            return
         frame = self.frames.pop()
         if frame.slots and frame.loose:
             out = self.out
