@@ -161,4 +161,4 @@ async def test_the_review_names_the_client_that_asked(
                 await client.call_tool("request_review", {"content": "x", "blocking": False})
             )
         record = await h.person.review(started["reviewId"])
-    assert record["requestedBy"] == stored
+    assert record.requested_by == stored
