@@ -84,7 +84,7 @@ async def mcp_client(workspace: Path, state: Path) -> AsyncIterator[Client]:
 async def active_review(person: QuireApi) -> dict[str, Any]:
     with anyio.fail_after(30):
         while True:
-            found = await person.call("GET", "/api/reviews/active")
+            found = (await person.call("GET", "/api/reviews/active"))["review"]
             if found is not None:
                 return dict(found)
             await anyio.sleep(0.05)

@@ -20,7 +20,7 @@ async def active_review(person: QuireApi) -> dict[str, Any]:
     """The review in the panel, once there is one (bounded wait)."""
     with anyio.fail_after(10):
         while True:
-            found = await person.call("GET", "/api/reviews/active")
+            found = (await person.call("GET", "/api/reviews/active"))["review"]
             if found is not None:
                 return dict(found)
             await anyio.sleep(0.01)
@@ -161,4 +161,4 @@ async def test_the_review_names_the_client_that_asked(
                 await client.call_tool("request_review", {"content": "x", "blocking": False})
             )
         record = await h.person.review(started["reviewId"])
-    assert record["requestedBy"] == stored
+    assert record.requested_by == stored

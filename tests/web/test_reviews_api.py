@@ -142,7 +142,7 @@ async def test_a_waiting_client_is_answered_timeout_when_the_deadline_timer_ring
     assert "5 seconds" in answer["message"]
     record = (await get(client, f"/api/reviews/{review_id}")).json()
     assert (record["status"], record["verdict"], record["late"]) == ("timeout", "timeout", False)
-    assert (await get(client, "/api/reviews/active")).json() is None
+    assert (await get(client, "/api/reviews/active")).json() == {"review": None}
 
 
 async def test_a_request_with_wait_ms_registers_then_waits(
@@ -165,19 +165,19 @@ async def test_a_request_with_a_bad_wait_ms_registers_nothing(
     detail = error(await post(client, "/api/reviews", body), 400, "InvalidArgument")
     assert detail["argument"] == "wait_ms"
     assert "from 1,000 to 600,000" in detail["message"]
-    assert (await get(client, "/api/reviews/active")).json() is None
+    assert (await get(client, "/api/reviews/active")).json() == {"review": None}
     assert (await get(client, "/api/documents/current")).json()["path"] is None
 
 
 async def test_a_newer_request_supersedes_the_panels_review(
     client: httpx.AsyncClient, world: World
 ) -> None:
-    assert (await get(client, "/api/reviews/active")).json() is None
+    assert (await get(client, "/api/reviews/active")).json() == {"review": None}
     first = await request(client, {"content": "First"})
     second = await request(client, {"content": "Second"})
     answer = (await get(client, f"/api/reviews/{first}/wait")).json()
     assert (answer["verdict"], answer["supersededBy"]) == ("superseded", second)
-    active = (await get(client, "/api/reviews/active")).json()
+    active = (await get(client, "/api/reviews/active")).json()["review"]
     assert (active["reviewId"], active["content"]) == (second, "Second")
 
 
@@ -200,7 +200,7 @@ async def test_a_bad_request_is_refused_naming_the_argument(
     detail = error(await post(client, "/api/reviews", body), 400, "InvalidArgument")
     assert detail["argument"] == argument
     assert words in detail["message"]
-    assert (await get(client, "/api/reviews/active")).json() is None
+    assert (await get(client, "/api/reviews/active")).json() == {"review": None}
 
 
 @pytest.mark.parametrize("wait_ms", ["999", "600001", "abc", "1e3", "1000.0"])

@@ -18,8 +18,9 @@ from urllib.parse import quote
 import httpx
 import pydantic_core
 
+from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
 from quire.client import payloads
-from quire.client.answers import NoSuchEndpoint, decode_answer, error_from_answer
+from quire.client.answers import NoSuchEndpoint, decode_answer, error_from_answer, parse_answer
 from quire.client.errors import (
     ServerFailed,
     ServerUnreachable,
@@ -236,10 +237,10 @@ class QuireApi:
         items = payloads.field(data, "workspaces", list, what="workspaces")
         return [item if isinstance(item, str) else str(item.get("path", "")) for item in items]
 
-    async def annotations(self, path: str) -> dict[str, Any]:
+    async def annotations(self, path: str) -> FileAnnotations:
         """The newest review verdict and the tasks of ``path``."""
         data = await self.call("GET", "/api/annotations", params={"path": path})
-        return dict(payloads.as_object(data, what="annotations"))
+        return parse_answer(FileAnnotations, data, self._info.url)
 
     async def request_review(
         self,
@@ -258,10 +259,10 @@ class QuireApi:
                 "requested_by": requested_by,
             }
         )
-        data = payloads.as_object(await self.call("POST", "/api/reviews", body), what="review")
-        return str(payloads.field(data, "reviewId", str, what="review"))
+        data = await self.call("POST", "/api/reviews", body)
+        return parse_answer(ReviewOutcome, data, self._info.url).review_id
 
-    async def wait_review(self, review_id: str, wait_ms: int) -> dict[str, Any]:
+    async def wait_review(self, review_id: str, wait_ms: int) -> ReviewOutcome:
         """Wait up to ``wait_ms`` for the verdict; ``{status: "pending"}`` when none came."""
         data = await self.call(
             "GET",
@@ -269,7 +270,7 @@ class QuireApi:
             params={"wait_ms": wait_ms},
             read_seconds=wait_ms / 1000 + _WAIT_MARGIN,
         )
-        return dict(payloads.as_object(data, what="review wait"))
+        return parse_answer(ReviewOutcome, data, self._info.url)
 
     async def resume_review(
         self,
@@ -279,7 +280,7 @@ class QuireApi:
         path: str | None,
         content: str | None,
         timeout_ms: int | None,
-    ) -> dict[str, Any]:
+    ) -> ReviewOutcome:
         """Wait on a review again; the server refuses resent arguments that differ."""
         body = _without_none(
             {"wait_ms": wait_ms, "path": path, "content": content, "timeout_ms": timeout_ms}
@@ -290,20 +291,20 @@ class QuireApi:
             body,
             read_seconds=wait_ms / 1000 + _WAIT_MARGIN,
         )
-        return dict(payloads.as_object(data, what="review wait"))
+        return parse_answer(ReviewOutcome, data, self._info.url)
 
-    async def review(self, review_id: str) -> dict[str, Any]:
-        """The stored record of a review."""
+    async def review(self, review_id: str) -> CheckedReview:
+        """The stored record of a review, and whether its file changed since."""
         data = await self.call("GET", f"/api/reviews/{_segment(review_id)}")
-        return dict(payloads.as_object(data, what="review"))
+        return parse_answer(CheckedReview, data, self._info.url)
 
     async def decide(
         self, review_id: str, verdict: str, comments: str | None = None
-    ) -> dict[str, Any]:
+    ) -> ReviewRecord:
         """Record the person's decision on a review (the web UI's call; tests use it too)."""
         body = _without_none({"verdict": verdict, "comments": comments})
         data = await self.call("POST", f"/api/reviews/{_segment(review_id)}/decision", body)
-        return dict(payloads.as_object(data, what="review decision"))
+        return parse_answer(ReviewRecord, data, self._info.url)
 
     async def call(
         self,

@@ -12,10 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic import MISSING
 
+from quire.api.base import Answer
+from quire.api.reviews import FileAnnotations, ReviewOutcome, ReviewRecord, TaskItem
 from quire.client.errors import ServerUnreachable, TokenRefused
 from quire.core.errors import InvalidArgument, QuireError
-from quire.core.views import REVIEW_TIMEOUT_MS, REVIEW_WAIT_MS, VERDICTS
+from quire.core.views import REVIEW_TIMEOUT_MS, REVIEW_WAIT_MS
 from quire.fs.safeio import read_document
 from quire.markdown.edits import check_request_size
 from quire.markdown.tasks import extract_tasks
@@ -59,57 +62,66 @@ async def request_review_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, A
             path=path, content=content, timeout_ms=timeout_ms, requested_by=env.client_name
         )
         if not blocking:
-            return {
-                "reviewId": review_id,
-                "status": "pending",
-                "message": (
-                    "The review is in the person's review panel. Call request_review with "
-                    "this review_id to wait for the verdict, or get_user_annotations with the "
-                    "path to read it later."
-                ),
-            }
-        return await api.wait_review(review_id, wait_ms)
+            return ReviewOutcome(
+                review_id=review_id, status="pending", message=_IN_THE_PANEL
+            ).dump()
+        return (await api.wait_review(review_id, wait_ms)).dump()
     if not blocking:
         record = await api.review(review_id)
         _check_resent(record, path=path, content=content, timeout_ms=timeout_ms)
-        return _from_record(record, env.services.clock())
-    return await api.resume_review(
+        return _from_record(record, env.services.clock()).dump()
+    outcome = await api.resume_review(
         review_id, wait_ms, path=path, content=content, timeout_ms=timeout_ms
     )
+    return outcome.dump()
+
+
+_IN_THE_PANEL = (
+    "The review is in the person's review panel. Call request_review with this review_id to "
+    "wait for the verdict, or get_user_annotations with the path to read it later."
+)
 
 
 def _check_resent(
-    record: dict[str, Any], *, path: str | None, content: str | None, timeout_ms: int | None
+    record: ReviewRecord, *, path: str | None, content: str | None, timeout_ms: int | None
 ) -> None:
-    resent = (("path", path, "path"), ("content", content, "content"))
-    for argument, value, key in (*resent, ("timeout_ms", timeout_ms, "timeoutMs")):
-        if value is not None and record.get(key) != value:
+    resent = (
+        ("path", path, record.path),
+        ("content", content, record.content),
+        ("timeout_ms", timeout_ms, record.timeout_ms),
+    )
+    for argument, value, requested in resent:
+        if value is not None and requested != value:
             raise InvalidArgument(
-                f"`{argument}` differs from what review {record.get('reviewId')} was requested "
+                f"`{argument}` differs from what review {record.review_id} was requested "
                 f"with, and a review cannot change once requested. Leave `{argument}` out to "
                 "keep waiting on that review, or leave review_id out to request a new one.",
                 argument=argument,
             )
 
 
-def _from_record(record: dict[str, Any], now_ms: int) -> dict[str, Any]:
-    review_id = record.get("reviewId")
-    status = record.get("status")
-    deadline = record.get("deadline")
-    if status == "pending":
-        if isinstance(deadline, int) and deadline <= now_ms:
-            return {"verdict": "timeout", "reviewId": review_id, "comments": None}
-        return {"status": "pending", "reviewId": review_id}
-    data: dict[str, Any] = {
-        "verdict": record.get("verdict"),
-        "reviewId": review_id,
-        "comments": record.get("comments"),
-    }
-    if record.get("late"):
-        data["late"] = True
-    if record.get("supersededBy"):
-        data["supersededBy"] = record["supersededBy"]
-    return data
+def _from_record(record: ReviewRecord, now_ms: int) -> ReviewOutcome:
+    if record.status == "pending":
+        if record.deadline <= now_ms:
+            return ReviewOutcome(verdict="timeout", review_id=record.review_id, comments=None)
+        return ReviewOutcome(status="pending", review_id=record.review_id)
+    assert record.verdict is not None, "a review that is not pending has its verdict"
+    return ReviewOutcome(
+        verdict=record.verdict,
+        review_id=record.review_id,
+        comments=record.comments,
+        late=True if record.late else MISSING,
+        superseded_by=record.superseded_by or MISSING,
+    )
+
+
+class ToolAnnotations(FileAnnotations):
+    """get_user_annotations' result: the server's annotations of the file, or with no server
+    (`serverRunning: false`) or a refused token (`serverAuthFailed: true`) its tasks read
+    from disk, with a `note` saying why there is no verdict."""
+
+    server_running: bool | MISSING = MISSING
+    server_auth_failed: bool | MISSING = MISSING
 
 
 async def get_user_annotations_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -120,14 +132,14 @@ async def get_user_annotations_tool(env: ToolEnv, args: dict[str, Any]) -> dict[
     except QuireError:
         api = None
     if api is None:
-        return await _from_disk(path, {"serverRunning": False, "note": _NO_SERVER_NOTE})
+        return await _from_disk(path, server_running=False, note=_NO_SERVER_NOTE)
     try:
-        return await api.annotations(str(path))
+        return (await api.annotations(str(path))).dump()
     except TokenRefused as refused:
         note = f"{refused} Meanwhile the tasks were read from the file on disk."
-        return await _from_disk(path, {"serverAuthFailed": True, "note": note})
+        return await _from_disk(path, server_auth_failed=True, note=note)
     except ServerUnreachable:
-        return await _from_disk(path, {"serverRunning": False, "note": _NO_SERVER_NOTE})
+        return await _from_disk(path, server_running=False, note=_NO_SERVER_NOTE)
 
 
 _NO_SERVER_NOTE = (
@@ -137,16 +149,37 @@ _NO_SERVER_NOTE = (
 )
 
 
-async def _from_disk(path: Path, extra: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = {"path": str(path), "verdict": None, "comments": None, "late": False}
+async def _from_disk(
+    path: Path,
+    *,
+    note: str,
+    server_running: bool | MISSING = MISSING,
+    server_auth_failed: bool | MISSING = MISSING,
+) -> dict[str, Any]:
+    tasks: tuple[TaskItem, ...] = ()
+    tasks_note: str | MISSING = MISSING
     try:
         source = await anyio.to_thread.run_sync(read_document, path)
-        tasks = await anyio.to_thread.run_sync(partial(extract_tasks, source))
-        data["tasks"] = [{"line": t.line, "checked": t.checked, "text": t.text} for t in tasks]
+        found = await anyio.to_thread.run_sync(partial(extract_tasks, source))
+        tasks = tuple(TaskItem(line=t.line, checked=t.checked, text=t.text) for t in found)
     except QuireError as exc:
-        data["tasks"] = []
-        data["tasksNote"] = f"{str(exc).rstrip()} Its tasks were not read."
-    return {**data, **extra}
+        tasks_note = f"{str(exc).rstrip()} Its tasks were not read."
+    return ToolAnnotations(
+        path=str(path),
+        verdict=None,
+        comments=None,
+        late=False,
+        tasks=tasks,
+        tasks_note=tasks_note,
+        note=note,
+        server_running=server_running,
+        server_auth_failed=server_auth_failed,
+    ).dump()
+
+
+def _result_schema(model: type[Answer]) -> dict[str, Any]:
+    """The output schema of a tool whose result is ``model``: generated, never hand-written."""
+    return model.model_json_schema(by_alias=True, mode="serialization")
 
 
 REQUEST_REVIEW = ToolSpec(
@@ -183,19 +216,7 @@ REQUEST_REVIEW = ToolSpec(
             ),
         }
     ),
-    output_schema=s.out(
-        {
-            "verdict": {"type": "string", "enum": list(VERDICTS)},
-            "reviewId": s.STRING,
-            "comments": s.NULLABLE_STRING,
-            "status": {"type": "string", "enum": ["pending"]},
-            "late": s.BOOLEAN,
-            "supersededBy": s.STRING,
-            "stale": s.BOOLEAN,
-            "message": s.STRING,
-        },
-        ["reviewId"],
-    ),
+    output_schema=_result_schema(ReviewOutcome),
     handler=request_review_tool,
 )
 
@@ -210,26 +231,7 @@ GET_USER_ANNOTATIONS = ToolSpec(
         "verdict."
     ),
     input_schema=s.obj({"path": s.path("The Markdown file.")}, ["path"]),
-    output_schema=s.out(
-        {
-            "path": s.STRING,
-            "verdict": {"type": ["string", "null"]},
-            "comments": s.NULLABLE_STRING,
-            "late": s.BOOLEAN,
-            "tasks": s.TASKS,
-            "tasksNote": s.STRING,
-            "reviewId": s.STRING,
-            "status": s.STRING,
-            "reviewedAt": s.INTEGER,
-            "supersededBy": s.STRING,
-            "stale": s.BOOLEAN,
-            "message": s.STRING,
-            "note": s.STRING,
-            "serverRunning": s.BOOLEAN,
-            "serverAuthFailed": s.BOOLEAN,
-        },
-        ["path", "verdict", "comments", "late", "tasks"],
-    ),
+    output_schema=_result_schema(ToolAnnotations),
     handler=get_user_annotations_tool,
     read_only=True,
     idempotent=True,

@@ -1,7 +1,8 @@
 """HTTP routes of the human review loop: request, wait, read, decide, the panel's review, and a
 file's annotations.
 
-Thin: parse the request, call the reviews service, render JSON. Waiting happens in the service.
+Thin: parse the request, call the reviews service, answer with its ``quire.api.reviews`` model.
+Waiting happens in the service.
 """
 
 from __future__ import annotations
@@ -9,14 +10,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from quire.api.reviews import DecisionBody, RequestBody, WaitBody
+from quire.api.reviews import ActiveReview, DecisionBody, RequestBody, WaitBody
 from quire.core.errors import InvalidArgument
 from quire.core.views import REVIEW_WAIT_MS, whole_number
 from quire.markdown.edits import check_request_size
-from quire.services.reviews.results import annotations_data, outcome_data, review_data
+from quire.services.reviews.results import (
+    checked_review,
+    file_annotations,
+    requested_outcome,
+    review_record,
+    wait_outcome,
+)
+from quire.web.answers import answer
 from quire.web.arguments import (
     absolute_path,
     query_args,
@@ -27,7 +35,7 @@ from quire.web.authors import requesting_agent
 from quire.web.context import current_user, services_of
 
 
-async def request_review(request: Request) -> JSONResponse:
+async def request_review(request: Request) -> Response:
     """Register a review of `path` (opened in Read view) or of inline `content`, with
     `timeout_ms` (5,000 to 600,000, default 300,000) for the person to decide. Answers
     `{reviewId, status: "pending", deadline}`; a pending review ends as superseded. With
@@ -50,29 +58,28 @@ async def request_review(request: Request) -> JSONResponse:
         requested_by=requesting_agent(request) if asked_by is None else asked_by,
     )
     if body.wait_ms is not None:
-        return JSONResponse(outcome_data(await reviews.wait(user, review.id, body.wait_ms)))
-    return JSONResponse(
-        {"reviewId": review.id, "status": review.status, "deadline": review.deadline_ms}
-    )
+        return answer(wait_outcome(await reviews.wait(user, review.id, body.wait_ms)))
+    return answer(requested_outcome(review))
 
 
-async def active_review(request: Request) -> JSONResponse:
-    """The review the panel shows (the newest pending one within its window), or null."""
+async def active_review(request: Request) -> Response:
+    """`{review}`: the review the panel shows (the newest pending one within its window), or
+    null."""
     query_args(request, ())
     review = await services_of(request).reviews.active(current_user(request))
-    return JSONResponse(None if review is None else review_data(review))
+    return answer(ActiveReview(review=None if review is None else review_record(review)))
 
 
-async def get_review(request: Request) -> JSONResponse:
+async def get_review(request: Request) -> Response:
     """The review record: status, verdict, comments, late, supersededBy, what was reviewed,
     its deadline, and `stale` (the file changed since the review was requested)."""
     query_args(request, ())
     reviews = services_of(request).reviews
     review = await reviews.get(current_user(request), _review_id(request))
-    return JSONResponse(review_data(review, stale=await reviews.is_stale(review)))
+    return answer(checked_review(review, stale=await reviews.is_stale(review)))
 
 
-async def wait_review(request: Request) -> JSONResponse:
+async def wait_review(request: Request) -> Response:
     """Wait at most `wait_ms` (1,000 to 600,000, default 50,000) for the verdict: answers
     `{verdict, reviewId, comments, late?, supersededBy?, stale?, message?}` the moment the
     person decides, the timeout verdict once the review's window closes, or `{status:
@@ -81,10 +88,10 @@ async def wait_review(request: Request) -> JSONResponse:
     outcome = await services_of(request).reviews.wait(
         current_user(request), _review_id(request), query_int(values, "wait_ms")
     )
-    return JSONResponse(outcome_data(outcome))
+    return answer(wait_outcome(outcome))
 
 
-async def resume_review(request: Request) -> JSONResponse:
+async def resume_review(request: Request) -> Response:
     """Wait for a verdict as GET .../wait does, after checking that the resent `path`,
     `content` and `timeout_ms` are what the review was requested with (400 naming the one
     that differs, and nothing waits)."""
@@ -97,10 +104,10 @@ async def resume_review(request: Request) -> JSONResponse:
         content=body.content,
         timeout_ms=body.timeout_ms,
     )
-    return JSONResponse(outcome_data(outcome))
+    return answer(wait_outcome(outcome))
 
 
-async def decide_review(request: Request) -> JSONResponse:
+async def decide_review(request: Request) -> Response:
     """The person's verdict: approved, changes_requested or dismissed, with optional
     `comments`. A decision after the review ended is recorded with `late: true`. Answers
     the review record; 409 when the review was already decided."""
@@ -110,10 +117,10 @@ async def decide_review(request: Request) -> JSONResponse:
     review = await services_of(request).reviews.decide(
         current_user(request), _review_id(request), body.verdict, body.comments
     )
-    return JSONResponse(review_data(review))
+    return answer(review_record(review))
 
 
-async def get_annotations(request: Request) -> JSONResponse:
+async def get_annotations(request: Request) -> Response:
     """What the person left on the file at `path`: the newest review's verdict, comments,
     late and stale (null verdict with no review), and its task checkboxes from the live
     buffer when the document is open, else from the file (`tasksNote` says why a file
@@ -128,7 +135,7 @@ async def get_annotations(request: Request) -> JSONResponse:
     result = await services_of(request).reviews.annotations(
         current_user(request), absolute_path(raw)
     )
-    return JSONResponse(annotations_data(result))
+    return answer(file_annotations(result))
 
 
 def _path(raw: str | None) -> Path | None:

@@ -22,8 +22,8 @@ from quire.services.reviews.results import (
     Ended,
     StillPending,
     WaitOutcome,
-    annotations_data,
-    outcome_data,
+    file_annotations,
+    wait_outcome,
 )
 from tests.support.world import World, open_world
 
@@ -136,7 +136,7 @@ async def test_a_wait_returns_the_moment_the_person_decides(world: World) -> Non
             await world.reviews.decide(OWNER, review.id, "changes_requested", "Add tests.")
     result = ended(outcomes[0])
     assert result.verdict == "changes_requested"
-    assert outcome_data(result) == {
+    assert wait_outcome(result).dump() == {
         "verdict": "changes_requested",
         "reviewId": review.id,
         "comments": "Add tests.",
@@ -150,7 +150,7 @@ async def test_a_wait_ends_pending_when_wait_ms_runs_out(world: World) -> None:
     outcome = await world.reviews.wait(OWNER, review.id, 1_000)
     assert outcome == StillPending(review.id)
     assert world.clock.now - start == 1_000
-    assert outcome_data(outcome) == {"status": "pending", "reviewId": review.id}
+    assert wait_outcome(outcome).dump() == {"status": "pending", "reviewId": review.id}
     assert (await world.reviews.get(OWNER, review.id)).status == "pending"
 
 
@@ -190,7 +190,7 @@ async def test_a_decision_after_the_window_closed_is_recorded_late(world: World)
     decided = await world.reviews.decide(OWNER, review.id, "approved")
     assert (decided.status, decided.verdict, decided.late) == ("decided", "approved", True)
     result = ended(await world.reviews.wait(OWNER, review.id, 1_000))
-    data = outcome_data(result)
+    data = wait_outcome(result).dump()
     assert data["verdict"] == "approved"
     assert data["late"] is True
     assert "recorded late" in str(data["message"])
@@ -223,7 +223,7 @@ async def test_a_newer_review_supersedes_the_pending_one_at_once(world: World) -
     second = await world.reviews.request(OWNER, content="Second?")
     result = ended(await world.reviews.wait(OWNER, first.id, 50_000))
     assert world.sleep.calls == []
-    data = outcome_data(result)
+    data = wait_outcome(result).dump()
     assert data["verdict"] == "superseded"
     assert data["supersededBy"] == second.id
     assert second.id in str(data["message"])
@@ -389,7 +389,7 @@ async def test_a_review_of_a_file_that_changed_since_is_stale(world: World) -> N
     await world.documents.replace_unique(document_id(plan), "step", "stride", author="agent")
     result = ended(await world.reviews.wait(OWNER, review.id, 1_000))
     assert result.stale
-    assert outcome_data(result)["stale"] is True
+    assert wait_outcome(result).dump()["stale"] is True
     inline = await world.reviews.request(OWNER, content="Text")
     assert not await world.reviews.is_stale(inline)
 
@@ -412,7 +412,7 @@ async def test_annotations_hold_the_newest_review_and_the_live_tasks(world: Worl
     review = await world.reviews.request(OWNER, path=plan)
     await world.reviews.decide(OWNER, review.id, "changes_requested", "Split step one.")
     await world.documents.replace_unique(document_id(plan), "- [ ] one", "- [x] one", author="a")
-    data = annotations_data(await world.reviews.annotations(OWNER, plan))
+    data = file_annotations(await world.reviews.annotations(OWNER, plan)).dump()
     assert data == {
         "path": str(plan),
         "verdict": "changes_requested",
@@ -436,7 +436,7 @@ async def test_annotations_of_a_file_never_reviewed_read_its_tasks_from_disk(
     world: World,
 ) -> None:
     plan = world.write("plan.md", "- [ ] a\n\n```\n- [ ] not a task\n```\n")
-    data = annotations_data(await world.reviews.annotations(OWNER, plan))
+    data = file_annotations(await world.reviews.annotations(OWNER, plan)).dump()
     assert data == {
         "path": str(plan),
         "verdict": None,
@@ -474,7 +474,7 @@ async def test_annotations_of_a_superseded_review_say_so(world: World) -> None:
     plan = world.write("plan.md")
     first = await world.reviews.request(OWNER, path=plan)
     second = await world.reviews.request(OWNER, content="Other")
-    data = annotations_data(await world.reviews.annotations(OWNER, plan))
+    data = file_annotations(await world.reviews.annotations(OWNER, plan)).dump()
     assert (data["verdict"], data["supersededBy"], data["reviewId"]) == (
         "superseded",
         second.id,

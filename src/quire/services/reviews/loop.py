@@ -41,7 +41,7 @@ from quire.services.reviews.results import (
     StillPending,
     WaitOutcome,
     ended_message,
-    review_data,
+    review_record,
 )
 from quire.services.reviews.texts import ReviewTexts, resolve
 from quire.services.reviews.timer import DeadlineTimer, Sleep, wait_or_sleep
@@ -411,7 +411,7 @@ class Reviews:
     def _announce(self, review: StoredReview) -> None:
         self._waiters.wake(review)
         action = "new" if review.status == "pending" else review.status
-        data: dict[str, object] = {"action": action, "review": review_data(review)}
+        data: dict[str, object] = {"action": action, "review": review_record(review).dump()}
         self._bus.publish(review.user_id, Event("review", data))
 
 

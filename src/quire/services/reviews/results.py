@@ -1,7 +1,8 @@
-"""What a review tells its callers: a wait's outcome, annotations, and their JSON-ready shapes.
+"""What a review tells its callers: a wait's outcome, annotations, and their API answers.
 
-Owns the words and shapes of review results (messages included); it decides nothing about a
-review's state (the reviews service does) and reads nothing.
+Owns the words of review results (messages included) and turns them into the ``quire.api``
+models the routes send; it decides nothing about a review's state (the reviews service does)
+and reads nothing.
 """
 
 from __future__ import annotations
@@ -9,6 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import MISSING
+
+from quire.api.reviews import (
+    CheckedReview,
+    FileAnnotations,
+    ReviewOutcome,
+    ReviewRecord,
+    TaskItem,
+)
 from quire.core.views import Verdict
 from quire.db.reviews import StoredReview
 from quire.markdown.tasks import Task
@@ -76,78 +86,84 @@ def ended_message(review: StoredReview) -> str | None:
     return None
 
 
-def review_data(review: StoredReview, *, stale: bool | None = None) -> dict[str, object]:
-    """The review record as JSON-ready data (``GET /api/reviews/{id}`` and review events)."""
-    data: dict[str, object] = {
-        "reviewId": review.id,
-        "status": review.status,
-        "verdict": review.verdict,
-        "comments": review.comments,
-        "late": review.late,
-        "supersededBy": review.superseded_by,
-        "path": review.path,
-        "content": review.content,
-        "contentHash": review.content_hash,
-        "requestedBy": review.requested_by,
-        "timeoutMs": review.timeout_ms,
-        "createdAt": review.created_at_ms,
-        "deadline": review.deadline_ms,
-        "decidedAt": review.decided_at_ms,
-    }
-    if stale is not None:
-        data["stale"] = stale
-    return data
+def review_record(review: StoredReview) -> ReviewRecord:
+    """The review record as the API says it (``GET /api/reviews/{id}``, decisions, events)."""
+    return ReviewRecord(
+        review_id=review.id,
+        status=review.status,
+        verdict=review.verdict,
+        comments=review.comments,
+        late=review.late,
+        superseded_by=review.superseded_by,
+        path=review.path,
+        content=review.content,
+        content_hash=review.content_hash,
+        requested_by=review.requested_by,
+        timeout_ms=review.timeout_ms,
+        created_at=review.created_at_ms,
+        deadline=review.deadline_ms,
+        decided_at=review.decided_at_ms,
+    )
 
 
-def outcome_data(outcome: WaitOutcome) -> dict[str, object]:
+def checked_review(review: StoredReview, *, stale: bool) -> CheckedReview:
+    """The review record with whether the file changed since it was requested."""
+    return CheckedReview(**dict(review_record(review)), stale=stale)
+
+
+def requested_outcome(review: StoredReview) -> ReviewOutcome:
+    """A review just requested: pending, with its deadline."""
+    return ReviewOutcome(status="pending", review_id=review.id, deadline=review.deadline_ms)
+
+
+def wait_outcome(outcome: WaitOutcome) -> ReviewOutcome:
     """A wait's outcome as the agent reads it: ``{status: "pending", reviewId}``, or the
     verdict with its comments, and ``late``, ``supersededBy``, ``stale`` and ``message`` when
     they apply."""
     match outcome:
         case StillPending(review_id=review_id):
-            return {"status": "pending", "reviewId": review_id}
+            return ReviewOutcome(status="pending", review_id=review_id)
         case Ended(review=review, verdict=verdict, stale=stale, message=message):
-            data: dict[str, object] = {
-                "verdict": verdict,
-                "reviewId": review.id,
-                "comments": review.comments,
-            }
-            if review.late:
-                data["late"] = True
-            if review.superseded_by is not None:
-                data["supersededBy"] = review.superseded_by
-            if stale:
-                data["stale"] = True
-            if message is not None:
-                data["message"] = message
-            return data
+            return ReviewOutcome(
+                verdict=verdict,
+                review_id=review.id,
+                comments=review.comments,
+                late=True if review.late else MISSING,
+                superseded_by=MISSING if review.superseded_by is None else review.superseded_by,
+                stale=True if stale else MISSING,
+                message=MISSING if message is None else message,
+            )
 
 
-def annotations_data(annotations: Annotations) -> dict[str, object]:
-    """Annotations as JSON-ready data: verdict and comments are None with no review."""
+def file_annotations(annotations: Annotations) -> FileAnnotations:
+    """Annotations as the API says them: verdict and comments are None with no review."""
+    tasks = tuple(
+        TaskItem(line=task.line, checked=task.checked, text=task.text) for task in annotations.tasks
+    )
+    note = MISSING if annotations.tasks_note is None else annotations.tasks_note
     review = annotations.review
-    data: dict[str, object] = {
-        "path": str(annotations.path),
-        "verdict": None if review is None else review.verdict,
-        "comments": None if review is None else review.comments,
-        "late": False if review is None else review.late,
-        "tasks": [
-            {"line": task.line, "checked": task.checked, "text": task.text}
-            for task in annotations.tasks
-        ],
-    }
-    if annotations.tasks_note is not None:
-        data["tasksNote"] = annotations.tasks_note
-    if review is not None:
-        data["reviewId"] = review.id
-        data["status"] = review.status
-        data["reviewedAt"] = review.created_at_ms
-        if review.superseded_by is not None:
-            data["supersededBy"] = review.superseded_by
-        data["stale"] = bool(annotations.stale)
-        message = ended_message(review)
-        if message is not None:
-            data["message"] = message
-        if annotations.stale:
-            data["note"] = STALE_NOTE
-    return data
+    if review is None:
+        return FileAnnotations(
+            path=str(annotations.path),
+            verdict=None,
+            comments=None,
+            late=False,
+            tasks=tasks,
+            tasks_note=note,
+        )
+    message = ended_message(review)
+    return FileAnnotations(
+        path=str(annotations.path),
+        verdict=review.verdict,
+        comments=review.comments,
+        late=review.late,
+        tasks=tasks,
+        tasks_note=note,
+        review_id=review.id,
+        status=review.status,
+        reviewed_at=review.created_at_ms,
+        superseded_by=MISSING if review.superseded_by is None else review.superseded_by,
+        stale=bool(annotations.stale),
+        message=MISSING if message is None else message,
+        note=STALE_NOTE if annotations.stale else MISSING,
+    )
