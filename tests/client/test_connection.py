@@ -14,10 +14,10 @@ import pytest
 
 from quire.client.autostart import LOG_FILE_NAME, SubprocessStarter
 from quire.client.connection import ServerLink
-from quire.client.discovery import Absent, Found, discover, is_process_alive
 from quire.client.errors import ServerUnreachable
 from quire.core.errors import DocumentInvalid
 from quire.core.server_info import ServerInfo, dumps
+from quire.settings.server_file import Absent, Found, discover, is_process_alive
 
 pytestmark = pytest.mark.anyio
 

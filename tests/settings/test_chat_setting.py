@@ -1,4 +1,4 @@
-"""The client's reading of quire.toml: chat is on unless the file turns it off."""
+"""A client's view of quire.toml: chat is on unless the file, read as the server does, says off."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from quire.client.config import chat_enabled
+from quire.settings.model import chat_enabled
 
 
 @pytest.mark.parametrize(
