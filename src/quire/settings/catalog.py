@@ -77,7 +77,7 @@ SETTINGS: tuple[Setting, ...] = (
         env="QUIRE_DB",
         default_text="SQLite in the state folder (`quire.db`)",
     ),
-    Setting("open_browser", "true or false", flag="--no-browser"),
+    Setting("open_browser", "true or false (`--no-browser` makes it false)", flag="--no-browser"),
     Setting("chat_enabled", "true or false", file_key="chat.enabled"),
 )
 """Every setting, in the order the reference lists them."""
