@@ -67,7 +67,7 @@ def settings_reference() -> str:
 
 
 def _code(text: str | None) -> str:
-    return "–" if text is None else f"`{text}`"
+    return "none" if text is None else f"`{text}`"
 
 
 def _default(setting: Setting, field: FieldInfo) -> str:
