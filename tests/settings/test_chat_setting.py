@@ -24,9 +24,11 @@ from quire.settings.model import chat_enabled
         (b"chat = false\n", True),
         (b"[chat\nenabled = false", True),
         (b"\xff\xfe[chat]\nenabled = false\n", True),
+        (b"[chat]\nenabled = false\n[server]\nprot = 1\n", True),
+        (b"[chat]\nenabled = false\nenable = true\n", True),
     ],
 )
-def test_chat_is_off_only_when_quire_toml_says_enabled_false(
+def test_chat_is_off_only_when_a_quire_toml_the_server_accepts_says_enabled_false(
     tmp_path: Path, content: bytes | None, enabled: bool
 ) -> None:
     if content is not None:

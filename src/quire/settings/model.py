@@ -1,7 +1,9 @@
-"""The server's settings and where each comes from: flags > environment > quire.toml > defaults.
+"""The settings model and where each value comes from: flags > environment > quire.toml > defaults.
 
-Owns the rules for every value and the messages naming the source of a bad one; it never
-reads ``os.environ`` or the working directory itself (the CLI passes them in).
+The one parser for both sides: the server loads every setting, a client reads the ones it needs
+without a server (``chat_enabled``) through the same rules. Owns the rules for every value and
+the messages naming the source of a bad one; it never reads ``os.environ`` or the working
+directory itself (the CLI passes them in).
 """
 
 from __future__ import annotations
