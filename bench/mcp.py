@@ -29,7 +29,7 @@ import mcp_types as types
 
 from bench.timing import percentile, print_table, progress
 from mcp import Client, StdioServerParameters
-from quire.client.discovery import Found, discover
+from quire.settings.server_file import Found, discover
 
 CALLS = 300
 WARMUP = 30

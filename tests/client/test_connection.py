@@ -1,11 +1,10 @@
-"""Finding, starting and linking to a server: discovery, auto-start and the server link."""
+"""Starting and linking to a server: auto-start and the server link (discovery is settings')."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,10 +13,9 @@ import pytest
 
 from quire.client.autostart import LOG_FILE_NAME, SubprocessStarter
 from quire.client.connection import ServerLink
-from quire.client.discovery import Absent, Found, discover, is_process_alive
 from quire.client.errors import ServerUnreachable
-from quire.core.errors import DocumentInvalid
 from quire.core.server_info import ServerInfo, dumps
+from quire.settings.server_file import is_process_alive
 
 pytestmark = pytest.mark.anyio
 
@@ -25,36 +23,6 @@ pytestmark = pytest.mark.anyio
 def write_server_file(state: Path, info: ServerInfo) -> None:
     state.mkdir(parents=True, exist_ok=True)
     (state / "server.json").write_text(dumps(info), encoding="utf-8")
-
-
-def test_no_server_file_is_no_server(tmp_path: Path) -> None:
-    assert discover(tmp_path) == Absent(stale=False)
-
-
-def test_a_server_file_of_a_live_process_is_found(tmp_path: Path) -> None:
-    info = ServerInfo(url="http://127.0.0.1:1", token="t", pid=os.getpid())
-    write_server_file(tmp_path, info)
-    assert discover(tmp_path) == Found(info)
-
-
-def test_a_server_file_left_by_a_dead_process_is_stale(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, check=True)  # fmt: skip
-    dead = int(done.stdout)
-    write_server_file(tmp_path, ServerInfo(url="http://127.0.0.1:1", token="t", pid=dead))
-    assert discover(tmp_path) == Absent(stale=True)
-
-
-@pytest.mark.parametrize("text", ["not json", "[]", '{"url": "x", "token": "t", "pid": 1}'])
-def test_a_malformed_server_file_says_how_to_fix_it(tmp_path: Path, text: str) -> None:
-    (tmp_path / "server.json").write_text(text, encoding="utf-8")
-    with pytest.raises(DocumentInvalid, match="start `quire serve` again"):
-        discover(tmp_path)
-
-
-@pytest.mark.parametrize("pid", [2**62, 2**31 - 1])
-def test_an_impossible_pid_is_not_alive(pid: int) -> None:
-    assert not is_process_alive(pid)
 
 
 class CountingStarter:

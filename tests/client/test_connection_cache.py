@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from quire.client import discovery
 from quire.client.connection import ServerLink
 from quire.core.server_info import ServerInfo, dumps
+from quire.settings import server_file as discovery
 
 pytestmark = pytest.mark.anyio
 

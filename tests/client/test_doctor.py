@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from quire.client.discovery import Found
 from quire.client.doctor import (
     check_programs,
     check_server,
@@ -20,6 +19,7 @@ from quire.client.doctor import (
 from quire.core.server_info import ServerInfo, dumps
 from quire.services.app import open_services
 from quire.settings.model import Settings
+from quire.settings.server_file import Found
 from quire.web.app import create_app
 from tests.web.live_server import live_server
 

@@ -78,10 +78,8 @@ async def test_migrating_again_changes_nothing(database: Database) -> None:
 
 
 @pytest.mark.anyio
-async def test_opening_without_migrating_leaves_the_database_empty(
-    database_url: str, tmp_path: Path
-) -> None:
-    db = await open_database(database_url, tmp_path, migrate=False)
+async def test_opening_without_migrating_leaves_the_database_empty(database_url: str) -> None:
+    db = await open_database(database_url, migrate=False)
     try:
         async with db.engine.connect() as connection:
             tables = await connection.run_sync(lambda sync: inspect(sync).get_table_names())
@@ -93,10 +91,8 @@ async def test_opening_without_migrating_leaves_the_database_empty(
 
 
 @pytest.mark.anyio
-async def test_reopening_a_migrated_database_keeps_its_rows(
-    database_url: str, tmp_path: Path
-) -> None:
-    first = await open_database(database_url, tmp_path)
+async def test_reopening_a_migrated_database_keeps_its_rows(database_url: str) -> None:
+    first = await open_database(database_url)
     try:
         async with first.session() as session:
             await session.execute(
@@ -105,7 +101,7 @@ async def test_reopening_a_migrated_database_keeps_its_rows(
             await session.commit()
     finally:
         await first.close()
-    second = await open_database(database_url, tmp_path)
+    second = await open_database(database_url)
     try:
         async with second.session() as session:
             names = (await session.execute(text("SELECT name FROM users"))).scalars().all()

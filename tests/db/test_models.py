@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from quire.db.engine import Database, open_database
 from quire.db.models import Buffer, BufferUpdate, Recent, Review, Tab, User, Window
+from quire.settings.database import database_url
 
 LATER_THAN_2038_MS = 4_102_444_800_000  # 2100-01-01: past what a 32-bit integer holds
 
@@ -203,8 +204,8 @@ async def test_twenty_concurrent_writers_all_succeed(database: Database) -> None
 async def test_two_engines_on_one_sqlite_file_take_turns_instead_of_failing(
     tmp_path: Path,
 ) -> None:
-    first = await open_database(None, tmp_path)
-    second = await open_database(None, tmp_path)
+    first = await open_database(database_url(None, tmp_path))
+    second = await open_database(database_url(None, tmp_path))
     try:
         async with first.session() as session:
             session.add(_buffer("doc"))

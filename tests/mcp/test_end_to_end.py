@@ -21,8 +21,8 @@ import pytest
 
 from mcp import Client, StdioServerParameters
 from quire.client.api import QuireApi
-from quire.client.discovery import Found, discover, is_process_alive
 from quire.core.server_info import ServerInfo
+from quire.settings.server_file import Found, discover, is_process_alive
 from tests.mcp.harness import data_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

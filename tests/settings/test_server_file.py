@@ -10,8 +10,11 @@ import pytest
 from quire.core.errors import DocumentInvalid
 from quire.core.server_info import ServerInfo, dumps
 from quire.settings.server_file import (
+    Absent,
+    Found,
     ServerAlreadyRunning,
     claim_state_folder,
+    discover,
     is_process_alive,
     read_server_file,
 )
@@ -140,3 +143,36 @@ def test_a_refusal_with_a_malformed_server_file_still_names_the_lock(tmp_path: P
 def test_process_liveness_is_judged_by_pid() -> None:
     assert is_process_alive(os.getpid())
     assert not is_process_alive(_dead_pid())
+
+
+def write_server_file(state: Path, info: ServerInfo) -> None:
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "server.json").write_text(dumps(info), encoding="utf-8")
+
+
+def test_no_server_file_is_no_server(tmp_path: Path) -> None:
+    assert discover(tmp_path) == Absent(stale=False)
+
+
+def test_a_server_file_of_a_live_process_is_found(tmp_path: Path) -> None:
+    info = ServerInfo(url="http://127.0.0.1:1", token="t", pid=os.getpid())
+    write_server_file(tmp_path, info)
+    assert discover(tmp_path) == Found(info)
+
+
+def test_a_server_file_left_by_a_dead_process_is_stale(tmp_path: Path) -> None:
+    dead = _dead_pid()
+    write_server_file(tmp_path, ServerInfo(url="http://127.0.0.1:1", token="t", pid=dead))
+    assert discover(tmp_path) == Absent(stale=True)
+
+
+@pytest.mark.parametrize("text", ["not json", "[]", '{"url": "x", "token": "t", "pid": 1}'])
+def test_a_malformed_server_file_says_how_to_fix_it(tmp_path: Path, text: str) -> None:
+    (tmp_path / "server.json").write_text(text, encoding="utf-8")
+    with pytest.raises(DocumentInvalid, match="start `quire serve` again"):
+        discover(tmp_path)
+
+
+@pytest.mark.parametrize("pid", [2**62, 2**31 - 1])
+def test_an_impossible_pid_is_not_alive(pid: int) -> None:
+    assert not is_process_alive(pid)

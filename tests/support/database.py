@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from quire.db import engine as db_engine
 from quire.db.engine import Database, open_database
+from quire.settings import database as db_settings
 
 POSTGRES_ENV = "QUIRE_TEST_POSTGRES_URL"
 POSTGRES_SKIP_REASON = (
@@ -32,7 +32,7 @@ def postgres_server_url() -> URL:
     raw = os.environ.get(POSTGRES_ENV, "").strip()
     if not raw:
         pytest.skip(POSTGRES_SKIP_REASON)
-    return db_engine.database_url(raw, Path())
+    return make_url(db_settings.database_url(raw, Path()))
 
 
 @pytest.fixture(params=BACKENDS)
@@ -41,7 +41,7 @@ async def database_url(
 ) -> AsyncIterator[str]:
     """A URL of an empty database for this test alone, on each backend in turn."""
     if request.param == "sqlite":
-        yield db_engine.database_url(None, tmp_path).render_as_string(hide_password=False)
+        yield db_settings.database_url(None, tmp_path)
         return
     server = postgres_server_url()
     name = f"quire_test_{secrets.token_hex(6)}"
@@ -61,7 +61,7 @@ async def database_url(
 @pytest.fixture
 async def database(database_url: str, tmp_path: Path) -> AsyncIterator[Database]:
     """An opened, migrated Database for this test alone, on SQLite and on PostgreSQL."""
-    db = await open_database(database_url, tmp_path)
+    db = await open_database(database_url)
     try:
         yield db
     finally:

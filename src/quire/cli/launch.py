@@ -19,6 +19,7 @@ from quire.cli.browser import graphical_browser
 from quire.client.autostart import START_TIMEOUT, SubprocessStarter, serve_command
 from quire.client.connection import ServerLink
 from quire.core.server_info import ServerInfo
+from quire.settings.model import load_settings
 
 
 class DocumentStarter:
@@ -63,10 +64,6 @@ class DocumentStarter:
         if document is None:
             return (), self._cwd
         folder = document.parent
-        # Imported here: settings pull in the database layer, which the common path (a server
-        # already runs) never needs, and every hook run would pay for at start-up.
-        from quire.settings.model import load_settings
-
         settings = load_settings(flags={}, environ=self._environ, home=self._home, cwd=folder)
         if any(document.is_relative_to(workspace) for workspace in settings.workspaces):
             return (), folder

@@ -19,9 +19,7 @@ import click
 
 from quire import __version__
 from quire.client.autostart import SubprocessStarter
-from quire.client.config import chat_enabled
 from quire.client.connection import ServerLink
-from quire.client.discovery import Found, discover
 from quire.core.errors import QuireError
 from quire.core.server_info import ServerInfo
 from quire.core.state import sessions_folder, state_folder
@@ -32,6 +30,8 @@ from quire.mcp.roots import FolderGate
 from quire.mcp.server import build_server
 from quire.mcp.stdio import serve_stdio
 from quire.memory.sessions import SessionStore
+from quire.settings.model import chat_enabled
+from quire.settings.server_file import Found, discover
 
 TOKEN_ENV = "QUIRE_TOKEN"
 TERMINAL_HINT = (

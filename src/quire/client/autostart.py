@@ -18,10 +18,10 @@ from typing import Protocol
 import anyio
 
 from quire.client.api import probe_health
-from quire.client.discovery import Found, discover, server_file
 from quire.client.errors import ServerUnreachable
 from quire.core.errors import QuireError
 from quire.core.server_info import ServerInfo
+from quire.settings.server_file import Found, discover, server_file
 
 START_TIMEOUT = 10.0
 """How long a start may take before the caller is told it failed (seconds)."""

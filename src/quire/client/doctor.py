@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Literal
 
 from quire.client.api import QuireApi
-from quire.client.discovery import Absent, Found, discover, server_file
 from quire.client.errors import TokenRefused
 from quire.core.errors import QuireError
 from quire.core.state import sessions_folder
+from quire.settings.server_file import Absent, Found, discover, server_file
 
 Status = Literal["ok", "warn", "fail"]
 Which = Callable[[str], str | None]

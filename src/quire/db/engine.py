@@ -1,7 +1,8 @@
-"""Opening the server's database: SQLite in the state folder by default, or PostgreSQL by URL.
+"""Opening the server's database from the URL the settings chose (SQLite or PostgreSQL).
 
-Owns URL checks, connection settings and the session factory; never shows a password, and
-holds no queries (the repo modules beside it do).
+Owns connection settings and the session factory; which URL to use is decided by
+``quire.settings.database``. Never shows a password, and holds no queries (the repo modules
+beside it do).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from sqlalchemy.ext.asyncio import (
 
 from quire.core.errors import InvalidArgument, StorageFailed
 
-DB_FILE_NAME = "quire.db"
 BUSY_TIMEOUT_MS = 5000
 CONNECT_TIMEOUT_S = 10
 SQLITE_DRIVER = "sqlite+aiosqlite"
@@ -35,14 +35,6 @@ SQLITE_PRAGMAS = (
     "PRAGMA foreign_keys=ON",
     "PRAGMA synchronous=NORMAL",
 )
-_SQLITE_SCHEMES = frozenset({"sqlite", SQLITE_DRIVER})
-_POSTGRES_SCHEMES = frozenset({"postgresql", "postgres", POSTGRES_DRIVER})
-_KINDS_THAT_WORK = (
-    f"use {SQLITE_DRIVER}:///path/to/quire.db for SQLite, or "
-    f"{POSTGRES_DRIVER}://user:password@host:5432/dbname for PostgreSQL "
-    "(postgresql:// and postgres:// are read as the same)"
-)
-
 Backend = Literal["sqlite", "postgresql"]
 
 
@@ -72,13 +64,14 @@ class Database:
         await self.engine.dispose()
 
 
-async def open_database(url: str | None, state_dir: Path, *, migrate: bool = True) -> Database:
+async def open_database(url: str, *, migrate: bool = True) -> Database:
     """Open (and by default migrate to the newest schema) the database ``url`` names.
 
-    ``None`` means SQLite in ``state_dir/quire.db``. Raises InvalidArgument for a URL of a kind
-    Quire cannot use and StorageFailed when the database cannot be reached or opened.
+    ``url`` is one ``quire.settings.database.database_url`` returned (an async driver).
+    Raises InvalidArgument for a URL of another kind and StorageFailed when the database
+    cannot be reached or opened.
     """
-    parsed = database_url(url, state_dir)
+    parsed = _parse(url)
     if parsed.get_backend_name() == "sqlite":
         _prepare_sqlite_file(parsed)
     engine = _create_engine(parsed)
@@ -95,55 +88,29 @@ async def open_database(url: str | None, state_dir: Path, *, migrate: bool = Tru
     return Database(engine)
 
 
-def database_url(url: str | None, state_dir: Path) -> URL:
-    """The SQLAlchemy URL Quire connects to for ``url`` (``None``: SQLite in ``state_dir``).
-
-    postgresql:// and postgres:// become postgresql+asyncpg://, sqlite:// becomes
-    sqlite+aiosqlite://; any other kind raises InvalidArgument naming the kinds that work.
-    """
-    if url is None:
-        return URL.create(SQLITE_DRIVER, database=str(state_dir / DB_FILE_NAME))
-    if not url.strip():
-        raise InvalidArgument(f"The database URL is empty: {_KINDS_THAT_WORK}.", argument="db")
+def _parse(url: str) -> URL:
+    """``url`` read by SQLAlchemy; InvalidArgument unless it names one of the async drivers."""
     try:
-        parsed = make_url(url.strip())
+        parsed = make_url(url)
     except (ArgumentError, ValueError):
         raise InvalidArgument(
-            f"The database URL {_mask_unparsed(url)!r} is not a URL: {_KINDS_THAT_WORK}.",
+            "The database URL cannot be read as a URL. Pass one that "
+            "quire.settings.database.database_url returned.",
             argument="db",
         ) from None
-    scheme = parsed.drivername.lower()
-    if scheme in _POSTGRES_SCHEMES:
-        return parsed.set(drivername=POSTGRES_DRIVER)
-    if scheme in _SQLITE_SCHEMES:
-        if parsed.database in (None, "", ":memory:") or parsed.database.startswith("file:"):
-            raise InvalidArgument(
-                f"The SQLite URL {safe_url(parsed)!r} names no file; Quire keeps its state "
-                f"in a file that outlives the server: {_KINDS_THAT_WORK}.",
-                argument="db",
-            )
-        return parsed.set(drivername=SQLITE_DRIVER)
-    raise InvalidArgument(
-        f"Quire cannot use the database URL {safe_url(parsed)!r}: {_KINDS_THAT_WORK}.",
-        argument="db",
-    )
+    if parsed.drivername not in (SQLITE_DRIVER, POSTGRES_DRIVER):
+        raise InvalidArgument(
+            f"The database URL {safe_url(parsed)!r} is not of a kind Quire opens: use "
+            f"{SQLITE_DRIVER}:// or {POSTGRES_DRIVER}:// (quire.settings.database.database_url "
+            "turns the kinds a person may write into these).",
+            argument="db",
+        )
+    return parsed
 
 
 def safe_url(url: URL) -> str:
     """``url`` as text with its password replaced by ***."""
     return url.render_as_string(hide_password=True)
-
-
-def _mask_unparsed(url: str) -> str:
-    """Mask what could be a password in a URL SQLAlchemy could not parse."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url if "@" not in url else "***"
-    credentials, at, host = rest.rpartition("@")
-    if not at or ":" not in credentials:
-        return url
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}"
 
 
 def _prepare_sqlite_file(url: URL) -> None:

@@ -52,7 +52,7 @@ async def open_services(
     """
     async with AsyncExitStack() as stack:
         workspaces = Workspaces(settings.workspaces)
-        database = await open_database(settings.db_url, settings.state_dir)
+        database = await open_database(settings.database_url)
         stack.push_async_callback(database.close)
         bus = EventBus()
         stack.callback(bus.close)

@@ -1,54 +1,31 @@
-"""The server's settings and where each comes from: flags > environment > quire.toml > defaults.
+"""The settings model and where each value comes from: flags > environment > quire.toml > defaults.
 
-Owns the rules for every value and the messages naming the source of a bad one; it never
-reads ``os.environ`` or the working directory itself (the CLI passes them in).
+The one parser for both sides: the server loads every setting, a client reads the ones it needs
+without a server (``chat_enabled``) through the same rules. Owns the rules for every value and
+the messages naming the source of a bad one; it never reads ``os.environ`` or the working
+directory itself (the CLI passes them in).
 """
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import os
 import re
 import stat
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from quire.core.errors import FileMissing, InvalidArgument, QuireError
+from quire.core.errors import InvalidArgument, QuireError
 from quire.core.state import STATE_ENV, state_folder
-from quire.db.engine import database_url
-from quire.fs.safeio import read_regular_bytes
+from quire.settings.catalog import ENV_NAMES, FILE_KEYS, FLAG_NAMES
+from quire.settings.config_file import config_path, file_value, read_config
+from quire.settings.database import database_url
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4747
-CONFIG_FILE_NAME = "quire.toml"
-MAX_CONFIG_BYTES = 1024 * 1024
-
-FLAG_NAMES: Mapping[str, str] = {
-    "workspaces": "the DIR arguments",
-    "host": "--host",
-    "port": "--port",
-    "state_dir": "--state-dir",
-    "db_url": "--db",
-    "open_browser": "--no-browser",
-}
-"""The ``flags`` keys load_settings reads, and how a person writes each on the command line."""
-
-ENV_NAMES: Mapping[str, str] = {"host": "QUIRE_HOST", "port": "QUIRE_PORT", "db_url": "QUIRE_DB"}
-"""The environment variables that set a value (QUIRE_HOME sets the state folder)."""
-
-FILE_KEYS: Mapping[str, str] = {
-    "workspaces": "workspaces",
-    "host": "server.host",
-    "port": "server.port",
-    "db_url": "server.db",
-    "chat_enabled": "chat.enabled",
-}
-"""The quire.toml keys, dotted (``server.port`` is ``port`` in the ``[server]`` table)."""
 
 _HOSTNAME = re.compile(
     r"(?=.{1,253}\Z)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\Z"
@@ -61,17 +38,36 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    workspaces: tuple[Path, ...]
-    """The served folders: absolute, resolved, existing, without duplicates."""
-    state_dir: Path
-    """Where server.json, quire.toml and the SQLite database live."""
-    host: str = DEFAULT_HOST
-    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
-    """0 picks a free port; the default port falls back to the next 20 when it is busy."""
-    db_url: str | None = None
-    """None: SQLite in the state folder."""
-    open_browser: bool = True
-    chat_enabled: bool = True
+    workspaces: tuple[Path, ...] = Field(
+        description="The folders of Markdown the server serves (resolved, without duplicates)."
+    )
+    state_dir: Path = Field(
+        description="Where server.json, quire.toml, the log and the SQLite database live."
+    )
+    host: str = Field(
+        default=DEFAULT_HOST,
+        description="The address to listen on; the default serves this machine only.",
+    )
+    port: int = Field(
+        default=DEFAULT_PORT,
+        ge=0,
+        le=65535,
+        description="The port to listen on; 0 picks a free one, and the default port falls "
+        "back to the next 20 when it is busy.",
+    )
+    db_url: str | None = Field(
+        default=None,
+        description="The database; PostgreSQL lets several servers share one state.",
+    )
+    """None: SQLite in the state folder (``database_url`` gives the URL to open)."""
+    open_browser: bool = Field(
+        default=True, description="Whether `quire serve` opens the login URL in a browser."
+    )
+    chat_enabled: bool = Field(
+        default=True,
+        description="Whether chats are on: the chat routes, the `quire chat` commands' server "
+        "side and the MCP chat tools.",
+    )
 
     @field_validator("workspaces")
     @classmethod
@@ -102,6 +98,11 @@ class Settings(BaseModel):
         """Whether nobody chose the port, so a busy default may fall back to the next ones."""
         return "port" not in self.model_fields_set
 
+    @property
+    def database_url(self) -> str:
+        """The URL of the database to open (SQLite in the state folder when none was given)."""
+        return database_url(self.db_url, self.state_dir)
+
 
 @dataclass(frozen=True)
 class _Source:
@@ -121,10 +122,10 @@ def load_settings(
     bad value and how to fix it, and for an unknown quire.toml key (naming the closest one).
     """
     state_dir = _state_dir(flags.get("state_dir"), environ, home=home, cwd=cwd)
-    config_path = state_dir / CONFIG_FILE_NAME
-    config = _read_config(config_path)
+    path = config_path(state_dir)
+    config = read_config(path)
     values: dict[str, object] = {"state_dir": state_dir}
-    found = _pick("workspaces", flags, {}, config, config_path)
+    found = _pick("workspaces", flags, {}, config, path)
     if found is None:
         values["workspaces"] = (
             _workspace(str(cwd), _Source("the working directory", ""), cwd, home),
@@ -132,15 +133,37 @@ def load_settings(
     else:
         values["workspaces"] = _workspaces(*found, cwd=cwd, home=home)
     for key, check in (("host", _host), ("port", _port), ("db_url", _db_url)):
-        found = _pick(key, flags, environ, config, config_path)
+        found = _pick(key, flags, environ, config, path)
         if found is not None:
             values[key] = check(found[0], found[1], state_dir)
     if flags.get("open_browser") is not None:
         values["open_browser"] = _boolean(flags["open_browser"], _flag_source("open_browser"))
-    found = _pick("chat_enabled", {}, {}, config, config_path)
-    if found is not None:
-        values["chat_enabled"] = _boolean(*found)
+    chat = _chat_enabled(config, path)
+    if chat is not None:
+        values["chat_enabled"] = chat
     return Settings.model_validate(values)
+
+
+def chat_enabled(state_dir: Path) -> bool:
+    """Whether chat is on, as a client without a server sees it: ``chat.enabled`` in quire.toml.
+
+    The file is read and judged as ``load_settings`` does; a file the server would refuse
+    (unreadable, not TOML, an unknown key, a value that is not true or false) leaves the
+    default, since the server names that file's problem when it starts.
+    """
+    path = config_path(state_dir)
+    try:
+        chat = _chat_enabled(read_config(path), path)
+    except QuireError:
+        chat = None
+    default = Settings.model_fields["chat_enabled"].default
+    assert isinstance(default, bool)
+    return default if chat is None else chat
+
+
+def _chat_enabled(config: Mapping[str, object], path: Path) -> bool | None:
+    found = _pick("chat_enabled", {}, {}, config, path)
+    return None if found is None else _boolean(*found)
 
 
 def host_problem(host: str) -> str | None:
@@ -176,62 +199,6 @@ def _state_dir(raw: object | None, environ: Mapping[str, str], *, home: Path, cw
     return path
 
 
-def _read_config(path: Path) -> dict[str, object]:
-    """quire.toml's tables as a dict ({} when there is no file); unknown keys are refused."""
-    try:
-        # The file may be a symlink into a dotfiles repository: follow it, yet never read a
-        # FIFO or a device (read_regular_bytes refuses those without blocking).
-        data = read_regular_bytes(
-            Path(os.path.realpath(path)), limit=MAX_CONFIG_BYTES, what="settings file"
-        )
-    except FileMissing:
-        return {}
-    except QuireError as err:
-        raise InvalidArgument(
-            f"Cannot read the settings file {path}: {err} Fix or remove the file.",
-            argument="config",
-        ) from None
-    try:
-        config = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise InvalidArgument(
-            f"The settings file {path} is not valid TOML ({err}). Fix the file, or remove it "
-            "to use the defaults.",
-            argument="config",
-        ) from None
-    _refuse_unknown_keys(config, path)
-    return config
-
-
-def _refuse_unknown_keys(config: Mapping[str, object], path: Path) -> None:
-    known = sorted(FILE_KEYS.values())
-    tables = {key.split(".")[0] for key in known if "." in key}
-    for key, value in config.items():
-        if isinstance(value, dict):
-            names = [f"{key}.{sub}" for sub in value] or [key]
-        elif key in tables:
-            raise InvalidArgument(
-                f"`{key}` in the settings file {path} must be a table: write `[{key}]` on its "
-                "own line with its settings below it.",
-                argument="config",
-            )
-        else:
-            names = [key]
-        for name in names:
-            if name not in known:
-                raise InvalidArgument(_unknown_key(name, known, path), argument="config")
-
-
-def _unknown_key(name: str, known: Sequence[str], path: Path) -> str:
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
-    hint = f"Did you mean `{close[0]}`?" if close else "Remove it."
-    listed = ", ".join(f"`{key}`" for key in known)
-    return (
-        f"The settings file {path} has an unknown setting `{name}`. {hint} "
-        f"The settings it may hold are {listed}."
-    )
-
-
 def _pick(
     key: str,
     flags: Mapping[str, object | None],
@@ -251,10 +218,9 @@ def _pick(
     file_key = FILE_KEYS.get(key)
     if file_key is None:
         return None
-    table, _, name = file_key.rpartition(".")
-    holder = config.get(table, {}) if table else config
-    if isinstance(holder, dict) and name in holder:
-        return holder[name], _Source(
+    present, value = file_value(config, file_key)
+    if present:
+        return value, _Source(
             f"`{file_key}` in the settings file {config_path}", "fix that line of the file"
         )
     return None

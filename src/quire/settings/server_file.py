@@ -5,7 +5,8 @@ lock, not the pid, decides whether a server is running: the kernel drops it howe
 process ends, and a pid can be reused by an unrelated process. So a second server refuses to
 start while the lock is held (naming the url and pid in server.json), and a server.json left
 behind while the lock is free is stale and replaced. Clients, which cannot take the lock,
-judge server.json by its pid (``is_process_alive``). This module never opens sockets.
+judge server.json by its pid (``discover``, ``is_process_alive``): this is the one reading and
+the one judgement of the file for both sides. This module never opens sockets.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import contextlib
 import errno
 import fcntl
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -36,6 +38,23 @@ class ServerAlreadyRunning(QuireError):
         self.info = info
 
 
+@dataclass(frozen=True)
+class Found:
+    """A server.json whose process is alive: how to reach that server."""
+
+    info: ServerInfo
+
+
+@dataclass(frozen=True)
+class Absent:
+    """No server.json, or one left behind by a process that has ended (``stale``)."""
+
+    stale: bool
+
+
+Discovery = Found | Absent
+
+
 def server_file(state_dir: Path) -> Path:
     """Where the server file of ``state_dir`` lives."""
     return state_dir / SERVER_FILE_NAME
@@ -55,14 +74,33 @@ def read_server_file(state_dir: Path) -> ServerInfo | None:
     return loads(data.decode("utf-8", "replace"))
 
 
+def discover(state_dir: Path) -> Discovery:
+    """What the server file of ``state_dir`` says about a running server, judged by its pid.
+
+    Raises DocumentInvalid (with the fix) for a malformed file and other QuireErrors when
+    the file cannot be read.
+    """
+    info = read_server_file(state_dir)
+    if info is None:
+        return Absent(stale=False)
+    if not is_process_alive(info.pid):
+        return Absent(stale=True)
+    return Found(info)
+
+
 def is_process_alive(pid: int) -> bool:
-    """Whether a process with ``pid`` exists (it may belong to another user)."""
+    """Whether a process with ``pid`` exists (it may belong to another user).
+
+    A pid too large for the OS (OverflowError) names no process, so it is not alive.
+    """
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
+    except OverflowError:
+        return False
     return True
 
 

@@ -1,4 +1,4 @@
-"""The client's reading of quire.toml: chat is on unless the file turns it off."""
+"""A client's view of quire.toml: chat is on unless the file, read as the server does, says off."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from quire.client.config import chat_enabled
+from quire.settings.model import chat_enabled
 
 
 @pytest.mark.parametrize(
@@ -24,9 +24,11 @@ from quire.client.config import chat_enabled
         (b"chat = false\n", True),
         (b"[chat\nenabled = false", True),
         (b"\xff\xfe[chat]\nenabled = false\n", True),
+        (b"[chat]\nenabled = false\n[server]\nprot = 1\n", True),
+        (b"[chat]\nenabled = false\nenable = true\n", True),
     ],
 )
-def test_chat_is_off_only_when_quire_toml_says_enabled_false(
+def test_chat_is_off_only_when_a_quire_toml_the_server_accepts_says_enabled_false(
     tmp_path: Path, content: bytes | None, enabled: bool
 ) -> None:
     if content is not None:

@@ -1,0 +1,83 @@
+"""Generate ``docs/settings.md`` from the settings model and its catalog, so it cannot drift.
+
+Run ``python -m quire.settings.reference > docs/settings.md`` after changing a setting; a test
+fails while the file and the model differ.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from pydantic.fields import FieldInfo
+
+from quire.settings.catalog import CONFIG_FILE_NAME, SETTINGS, Setting
+from quire.settings.model import Settings
+
+HEADER = f"""# Settings reference
+
+Generated from the settings model by `python -m quire.settings.reference > docs/settings.md`;
+a test fails when this file and the model disagree. Edit the model, not this file.
+
+`quire serve` takes each setting from the first place that gives it: its command-line flag, then
+its environment variable, then `{CONFIG_FILE_NAME}` in the state folder, then the default. A bad
+value is refused at start-up with a message naming where it came from. `quire mcp` and the other
+clients read the same `{CONFIG_FILE_NAME}` the same way (today for `chat.enabled`).
+
+"""
+
+EXAMPLE = f"""
+A `{CONFIG_FILE_NAME}` that sets every key it may hold (an unknown key is refused, naming the
+closest known one):
+
+```toml
+workspaces = ["~/notes", "/srv/team-docs"]
+
+[server]
+host = "127.0.0.1"
+port = 4747
+db = "postgresql://quire@db.example/quire"
+
+[chat]
+enabled = true
+```
+"""
+
+
+def settings_reference() -> str:
+    """The Markdown reference of every setting, in catalog order."""
+    rows = [
+        "| setting | `quire.toml` key | `quire serve` flag | environment variable | type "
+        "| default | meaning |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    fields = Settings.model_fields
+    for setting in SETTINGS:
+        field = fields[setting.name]
+        cells = (
+            f"`{setting.name}`",
+            _code(setting.file_key),
+            _code(setting.flag),
+            _code(setting.env),
+            setting.kind,
+            _default(setting, field),
+            field.description or "",
+        )
+        rows.append("| " + " | ".join(cells) + " |")
+    return HEADER + "\n".join(rows) + "\n" + EXAMPLE
+
+
+def _code(text: str | None) -> str:
+    return "none" if text is None else f"`{text}`"
+
+
+def _default(setting: Setting, field: FieldInfo) -> str:
+    if setting.default_text is not None:
+        return setting.default_text
+    value = field.default
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(settings_reference())
