@@ -4,6 +4,7 @@ through an open live document), slash posts, deleting, pins, and every path rule
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import anyio
 import pytest
 
 from quire.api.chats import AvatarSet, Posted
+from quire.core import chat as core_chat
 from quire.core.chat import MAX_MESSAGE_BYTES
 from quire.core.errors import (
     DocumentInvalid,
@@ -24,7 +26,10 @@ from quire.core.errors import (
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.views import OWNER, document_id
 from quire.db.engine import Database
+from quire.markdown import chat as markdown_chat
+from quire.markdown import chat_frontmatter
 from quire.markdown.chat import is_chat, parse_chat
+from quire.services.chat import chats as service_chats
 from quire.services.chat.presence import STATUS_MS
 from tests.support.chat_world import HEAD, ChatWorld, open_chat_world
 
@@ -81,6 +86,33 @@ async def test_a_bad_title_is_refused(cw: ChatWorld, title: str) -> None:
 
 
 # Posting
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["file", "open document"])
+async def test_a_post_is_checked_once_its_name_and_its_message(
+    cw: ChatWorld, monkeypatch: pytest.MonkeyPatch, live: bool
+) -> None:
+    path = cw.write_chat(messages=1)
+    if live:
+        await cw.world.windows.open(OWNER, path, "edit")
+    calls: Counter[str] = Counter()
+
+    def counted(module: object, name: str) -> None:
+        checker = getattr(module, name)
+
+        def spy(value: str) -> object:
+            calls[name] += 1
+            return checker(value)
+
+        monkeypatch.setattr(module, name, spy)
+
+    for module in (core_chat, markdown_chat, chat_frontmatter, service_chats):
+        for name in ("sanitize_label", "check_message"):
+            if hasattr(module, name):
+                counted(module, name)
+    await cw.chats.post(OWNER, path, "qa-1", "Checks are green.")
+    assert calls == {"sanitize_label": 1, "check_message": 1}
+    assert parse_chat(_text(path)).messages[-1].body == "Checks are green."
 
 
 async def test_a_post_is_appended_with_its_author_and_time(cw: ChatWorld) -> None:

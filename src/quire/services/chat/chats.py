@@ -222,10 +222,10 @@ class ChatService:
         if slash is not None:
             posted = await self._slash(user, target, name, slash)
         else:
-            check_message(body)
+            text = check_message(body)
             async with self._lock(target):
                 stamp = utc_stamp(datetime.fromtimestamp(self._clock() / 1000, tz=UTC))
-                state = await self._writer.append(target, name, stamp, body)
+                state = await self._writer.append(target, name, stamp, text)
             self._waits.notify(target.key)
             data: dict[str, object] = {"path": target.key, "number": state.count, "author": name}
             self._bus.publish(user, Event("chat", data))
