@@ -412,7 +412,7 @@ async def test_a_wait_answer_of_the_wrong_shape_is_refused_naming_the_field(
     assert "Update Quire" in str(raised.value)
 
 
-SUMMARY = {
+SUMMARY: dict[str, Any] = {
     "path": CHAT,
     "workspace": "/w",
     "title": "Team",
@@ -421,7 +421,7 @@ SUMMARY = {
     "unread": 0,
     "pinned": False,
 }
-VIEW = {
+VIEW: dict[str, Any] = {
     "path": CHAT,
     "title": None,
     "description": "",
