@@ -22,7 +22,8 @@ import httpx
 
 from bench.server import quire_serve
 from bench.timing import percentile, print_table, progress
-from quire.markdown.chat import append_message, make_chat
+from quire.core.chat import sanitize_label
+from quire.markdown.chat import append_message, check_message, make_chat
 
 WARM_UP = 20
 HEALTH_CALLS = 300
@@ -50,7 +51,9 @@ def chat_text(count: int) -> str:
     text = make_chat("", "Bench chat") + "\nWhat this chat is for.\n"
     parts = [text]
     for number in range(1, count + 1):
-        block = append_message("", f"agent-{number % 3}", STAMP, _body(number))
+        block = append_message(
+            "", sanitize_label(f"agent-{number % 3}"), STAMP, check_message(_body(number))
+        )
         parts.append("\n" + block)
     return "".join(parts)
 

@@ -12,7 +12,8 @@ from functools import partial
 
 from bench.corpus import WORDS
 from bench.timing import best_of, print_table, progress
-from quire.markdown.chat import make_chat, message_block, parse_chat, scan_messages
+from quire.core.chat import sanitize_label
+from quire.markdown.chat import check_message, make_chat, message_block, parse_chat, scan_messages
 
 SHORT, LONG = 10, 10_000
 TAIL_CALLS = 500
@@ -32,9 +33,13 @@ def chat_of(count: int, seed: int = 7) -> str:
         body = f"@agent-{number % 3} {words}.\n\n- {rng.choice(WORDS)}\n- `{rng.choice(WORDS)}`"
         minute, second = divmod(number, 60)
         stamp = f"2026-10-02T{minute // 60 % 24:02d}:{minute % 60:02d}:{second:02d}Z"
-        blocks.append(message_block(f"agent-{number % 3}", stamp, body))
+        blocks.append(
+            message_block(sanitize_label(f"agent-{number % 3}"), stamp, check_message(body))
+        )
     # The same last message in every chat, so only the chat's length differs between runs.
-    blocks.append(message_block("agent-0", "2026-10-03T00:00:00Z", LAST_BODY))
+    blocks.append(
+        message_block(sanitize_label("agent-0"), "2026-10-03T00:00:00Z", check_message(LAST_BODY))
+    )
     return text + "\n" + "\n".join(blocks)
 
 

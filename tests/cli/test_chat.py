@@ -160,6 +160,22 @@ async def test_wait_json_carries_the_messages_and_next(tmp_path: Path) -> None:
     assert [(m["number"], m["author"], m["body"]) for m in data["messages"]] == [(2, "ann", "two")]
 
 
+async def test_after_a_post_the_keepalive_hook_still_replays_the_session_s_wait(
+    tmp_path: Path,
+) -> None:
+    # A post sends no command line: the one the server keeps is the last wait's, which is
+    # what the Stop hook hands back (replaying a post would post it twice).
+    async with chat_world(tmp_path) as world:
+        chat = await new_chat(world)
+        wait = ["wait", "Chats/team.md", "--as", "bot", "--timeout", "1", "--session", "s-7"]
+        assert (await world.cli(*wait)).code == 2
+        posted = await world.cli("post", "Chats/team.md", "done", "--as", "bot", "--session", "s-7")
+        assert posted.code == 0
+        record = await world.chats.session("s-7")
+    assert (record.last_kind, record.path) == ("post", str(chat.resolve()))
+    assert record.wait_command == " ".join([*PROGRAM, "chat", *wait])
+
+
 async def test_escape_sequences_in_messages_never_reach_the_terminal(tmp_path: Path) -> None:
     async with chat_world(tmp_path) as world:
         chat = await new_chat(world)

@@ -8,6 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from quire.api.chats import (
+    ChatSummary,
+    ChatView,
+    ContextUse,
+    GifList,
+    GifName,
+    Message,
+    Posted,
+    Presence,
+    Waited,
+)
 from quire.cli.chat_output import (
     chats_text,
     gifs_text,
@@ -21,20 +32,17 @@ from quire.cli.chat_output import (
     view_text,
     wait_text,
 )
-from quire.client.chat_payloads import (
-    ChatSummary,
-    ChatView,
-    ContextUse,
-    GifList,
-    GifName,
-    Message,
-    PostResult,
-    Presence,
-    WaitResult,
-)
 
-ANN = Message(1, "ann", "2026-10-02T14:03:05Z", "API done.\nCan you check?", ())
-BOB = Message(2, "bob", "2026-10-02T14:03:40Z", "On it @ann", ("ann",))
+ANN = Message(
+    number=1,
+    author="ann",
+    time="2026-10-02T14:03:05Z",
+    body="API done.\nCan you check?",
+    mentions=(),
+)
+BOB = Message(
+    number=2, author="bob", time="2026-10-02T14:03:40Z", body="On it @ann", mentions=("ann",)
+)
 
 
 @pytest.mark.parametrize(
@@ -94,15 +102,19 @@ def view(**changes: object) -> ChatView:
         messages=(ANN, BOB),
         next=2,
         presence=(
-            Presence("bob", "waiting", None, None),
-            Presence("qa-1", "working", "running tests", ContextUse("42%", 42)),
-            Presence("codex", "thinking", None, None),
+            Presence(name="bob", state="waiting", status=None, context=None),
+            Presence(
+                name="qa-1",
+                state="working",
+                status="running tests",
+                context=ContextUse(text="42%", percent=42),
+            ),
+            Presence(name="codex", state="thinking", status=None, context=None),
         ),
         roles={"qa-1": "Test the login page"},
         avatars={},
     )
-    fields = {**base.__dict__, **changes}
-    return ChatView(**fields)
+    return base.model_copy(update=changes)
 
 
 def test_read_names_everyone_then_shows_the_chat() -> None:
@@ -124,7 +136,9 @@ def test_an_empty_chat_says_so() -> None:
 
 
 def test_names_are_listed_once_whatever_their_case() -> None:
-    line = names_line(view(presence=(Presence("BOB", "working", None, None),)))
+    line = names_line(
+        view(presence=(Presence(name="BOB", state="working", status=None, context=None),))
+    )
     assert line == "In this chat: ann, bob · working now: BOB"
 
 
@@ -134,12 +148,17 @@ def test_forged_names_cannot_break_the_first_line() -> None:
 
 
 def test_a_wait_shows_the_messages_then_the_role_reminder() -> None:
-    result = WaitResult("messages", (BOB,), 2, "(reminder for ann) Your role in this chat: Lead")
+    result = Waited(
+        status="messages",
+        messages=(BOB,),
+        next=2,
+        reminder="(reminder for ann) Your role in this chat: Lead",
+    )
     assert wait_text(result) == (
         "[#2] bob · 2026-10-02T14:03:40Z\nOn it @ann\n\n"
         "(reminder for ann) Your role in this chat: Lead"
     )
-    assert wait_text(WaitResult("messages", (BOB,), 2, None)) == (
+    assert wait_text(Waited(status="messages", messages=(BOB,), next=2, reminder=None)) == (
         "[#2] bob · 2026-10-02T14:03:40Z\nOn it @ann"
     )
 
@@ -158,29 +177,48 @@ def test_timeout_and_gone_say_what_to_do_next() -> None:
 @pytest.mark.parametrize(
     ("result", "text"),
     [
-        (PostResult("message", 5, False), "Posted #5 to /w/c.md as ann."),
-        (PostResult("status", None, False), "Status of ann set (not added to the chat)."),
-        (PostResult("status", None, True), "Status of ann cleared (not added to the chat)."),
+        (Posted(kind="message", number=5), "Posted #5 to /w/c.md as ann."),
+        (Posted(kind="status", cleared=False), "Status of ann set (not added to the chat)."),
+        (Posted(kind="status", cleared=True), "Status of ann cleared (not added to the chat)."),
         (
-            PostResult("context", None, False),
+            Posted(kind="context", cleared=False),
             "Context use of ann recorded (not added to the chat).",
         ),
-        (PostResult("context", None, True), "Context use of ann cleared (not added to the chat)."),
         (
-            PostResult("role", None, False),
+            Posted(kind="context", cleared=True),
+            "Context use of ann cleared (not added to the chat).",
+        ),
+        (
+            Posted(kind="role", cleared=False),
             "Role of ann saved in the chat's front matter (not added to the chat).",
         ),
-        (PostResult("role", None, True), "Role of ann removed (not added to the chat)."),
+        (Posted(kind="role", cleared=True), "Role of ann removed (not added to the chat)."),
     ],
 )
-def test_each_kind_of_post_is_reported(result: PostResult, text: str) -> None:
+def test_each_kind_of_post_is_reported(result: Posted, text: str) -> None:
     assert post_text(result, "/w/c.md", "ann") == text
 
 
 def test_the_chat_list_shows_counts_pins_and_last_activity() -> None:
     chats = [
-        ChatSummary("/w/a.md", "/w", "Alpha", 3, 1_791_000_000_000, 2, True),
-        ChatSummary("/w/b.md", "/w", None, 1, 0, 0, False),
+        ChatSummary(
+            path="/w/a.md",
+            workspace="/w",
+            title="Alpha",
+            message_count=3,
+            last_activity=1_791_000_000_000,
+            unread=2,
+            pinned=True,
+        ),
+        ChatSummary(
+            path="/w/b.md",
+            workspace="/w",
+            title="",
+            message_count=1,
+            last_activity=0,
+            unread=0,
+            pinned=False,
+        ),
     ]
     assert chats_text(chats) == (
         "/w/a.md — Alpha (3 messages, 2 unread, pinned, last 2026-10-03T04:00:00Z)\n"
@@ -191,7 +229,12 @@ def test_the_chat_list_shows_counts_pins_and_last_activity() -> None:
 
 def test_the_image_list_separates_built_ins_from_the_workspace_s_own() -> None:
     gifs = GifList(
-        (GifName("nod", True), GifName("wave", True), GifName("ship", False)), {"ann": "avatar-ann"}
+        gifs=(
+            GifName(name="nod", builtin=True),
+            GifName(name="wave", builtin=True),
+            GifName(name="ship", builtin=False),
+        ),
+        avatars={"ann": "avatar-ann"},
     )
     assert gifs_text(gifs) == (
         "Built in: nod, wave\nFrom this workspace's ChatGifs/: ship\nAvatars: ann: avatar-ann\n"

@@ -10,8 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from quire.client.api import QuireApi
-from quire.client.chat_payloads import (
+from quire.api.chats import (
     AvatarSet,
     ChatCreated,
     ChatSummary,
@@ -19,11 +18,12 @@ from quire.client.chat_payloads import (
     GifList,
     GifName,
     Message,
-    PostResult,
+    Posted,
     Presence,
     SessionRecord,
-    WaitResult,
+    Waited,
 )
+from quire.client.api import QuireApi
 from quire.client.chats import ChatApi
 from quire.client.errors import ServerFailed
 from quire.core.errors import FileMissing, InvalidArgument
@@ -88,7 +88,17 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
         "/api/chats",
         {},
         None,
-        [ChatSummary(CHAT, "/w", "Team", 4, 1700000000000, 2, True)],
+        [
+            ChatSummary(
+                path=CHAT,
+                workspace="/w",
+                title="Team",
+                message_count=4,
+                last_activity=1700000000000,
+                unread=2,
+                pinned=True,
+            )
+        ],
     ),
     (
         "list one workspace for a reader",
@@ -108,23 +118,17 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
         "/api/chats",
         {},
         {"path": CHAT, "title": "Team"},
-        ChatCreated(CHAT, True, False),
+        ChatCreated(path=CHAT, created=True, converted=False),
     ),
     (
         "post",
-        lambda c: c.post(CHAT, "bob", "hello", session="s1", command="quire chat post x"),
+        lambda c: c.post(CHAT, "bob", "hello", session="s1"),
         {"kind": "message", "number": 7},
         "POST",
         "/api/chats/post",
         {},
-        {
-            "path": CHAT,
-            "as": "bob",
-            "body": "hello",
-            "session": "s1",
-            "command": "quire chat post x",
-        },
-        PostResult("message", 7, False),
+        {"path": CHAT, "as": "bob", "body": "hello", "session": "s1"},
+        Posted(kind="message", number=7),
     ),
     (
         "post a status",
@@ -134,7 +138,7 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
         "/api/chats/post",
         {},
         {"path": CHAT, "as": "bob", "body": "/status"},
-        PostResult("status", None, True),
+        Posted(kind="status", cleared=True),
     ),
     (
         "wait with everything",
@@ -159,11 +163,19 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
             "session": "s",
             "command": "w",
         },
-        WaitResult(
-            "messages",
-            (Message(3, "ann", "2026-10-02T14:03:05Z", "hi @bob", ("bob",)),),
-            3,
-            "(reminder for bob) Your role in this chat: QA",
+        Waited(
+            status="messages",
+            messages=(
+                Message(
+                    number=3,
+                    author="ann",
+                    time="2026-10-02T14:03:05Z",
+                    body="hi @bob",
+                    mentions=("bob",),
+                ),
+            ),
+            next=3,
+            reminder="(reminder for bob) Your role in this chat: QA",
         ),
     ),
     (
@@ -174,7 +186,7 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
         "/api/chats/wait",
         {},
         {"path": CHAT, "as": "bob", "timeoutMs": 600000},
-        WaitResult("timeout", (), 9, None),
+        Waited(status="timeout", messages=(), next=9, reminder=None),
     ),
     (
         "leave",
@@ -201,7 +213,14 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
         "/api/chats/session",
         {"id": "abc"},
         None,
-        SessionRecord(True, "wait", "quire chat wait x --as b", False, CHAT, "b"),
+        SessionRecord(
+            found=True,
+            last_kind="wait",
+            wait_command="quire chat wait x --as b",
+            left=False,
+            path=CHAT,
+            reader="b",
+        ),
     ),
     (
         "look up an unknown session",
@@ -218,7 +237,9 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
         "/api/chats/session",
         {"id": "zzz"},
         None,
-        SessionRecord(False, None, None, False, None, None),
+        SessionRecord(
+            found=False, last_kind=None, wait_command=None, left=False, path=None, reader=None
+        ),
     ),
     (
         "record a stop",
@@ -261,7 +282,10 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
         "/api/chats/gifs",
         {"workspace": "/w"},
         None,
-        GifList((GifName("nod", True), GifName("x", False)), {"bob": "avatar-bob"}),
+        GifList(
+            gifs=(GifName(name="nod", builtin=True), GifName(name="x", builtin=False)),
+            avatars={"bob": "avatar-bob"},
+        ),
     ),
     (
         "set an avatar",
@@ -271,7 +295,7 @@ CASES: list[tuple[str, Call, Any, str, str, dict[str, str], Any, Any]] = [
         "/api/chats/avatar",
         {},
         {"workspace": "/w", "as": "bob", "pick": "auto"},
-        AvatarSet("avatar-bob", "owl"),
+        AvatarSet(name="avatar-bob", picked="owl"),
     ),
 ]
 
@@ -324,8 +348,13 @@ async def test_read_returns_the_whole_view_and_marks_it_read_for_the_name() -> N
     assert dict(recorder.only.url.params) == {"path": CHAT, "as": "bob", "after": "1"}
     assert view.participants == ("ann", "bob")
     assert view.presence == (
-        Presence("bot", "working", "tests", ContextUse("87k/200k", 43)),
-        Presence("bob", "waiting", None, None),
+        Presence(
+            name="bot",
+            state="working",
+            status="tests",
+            context=ContextUse(text="87k/200k", percent=43),
+        ),
+        Presence(name="bob", state="waiting", status=None, context=None),
     )
     assert (view.title, view.description, view.next) == ("Team", "Release work.", 3)
     assert (dict(view.roles), dict(view.avatars)) == ({"bot": "QA"}, {"bot": "avatar-bot"})
@@ -336,7 +365,8 @@ async def test_the_wait_allows_the_server_its_whole_timeout_before_giving_up() -
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request.extensions["timeout"])
-        return httpx.Response(200, json={"status": "timeout", "messages": [], "next": 0})
+        answer = {"status": "timeout", "messages": [], "next": 0, "reminder": None}
+        return httpx.Response(200, json=answer)
 
     api = QuireApi(INFO, server_file=Path("/s"), transport=httpx.MockTransport(handler))
     await ChatApi(api).wait(CHAT, "bob", timeout_ms=120_000)
@@ -353,14 +383,23 @@ async def test_an_image_comes_back_as_bytes() -> None:
 @pytest.mark.parametrize(
     ("answer", "fragment"),
     [
-        ({"status": "later", "messages": [], "next": 1}, "unknown `status`"),
-        ({"status": "messages", "messages": [{"number": "1"}], "next": 1}, "`number`"),
+        ({"status": "later", "messages": [], "next": 1, "reminder": None}, "`status`"),
         (
-            {"status": "messages", "messages": [{**MESSAGE, "mentions": [1]}], "next": 1},
-            "`mentions`",
+            {"status": "messages", "messages": [{"number": "one"}], "next": 1, "reminder": None},
+            "`messages.0.number`",
         ),
-        ({"status": "messages", "messages": "all", "next": 1}, "`messages`"),
-        ([], "not a JSON object"),
+        (
+            {
+                "status": "messages",
+                "messages": [{**MESSAGE, "mentions": [1]}],
+                "next": 1,
+                "reminder": None,
+            },
+            "`messages.0.mentions.0`",
+        ),
+        ({"status": "messages", "messages": "all", "next": 1, "reminder": None}, "`messages`"),
+        ({"status": "timeout", "messages": [], "next": 1}, "`reminder`"),
+        ([], "(the whole answer)"),
     ],
 )
 async def test_a_wait_answer_of_the_wrong_shape_is_refused_naming_the_field(
@@ -370,6 +409,65 @@ async def test_a_wait_answer_of_the_wrong_shape_is_refused_naming_the_field(
     with pytest.raises(ServerFailed) as raised:
         await chat_api(recorder).wait(CHAT, "bob")
     assert fragment in str(raised.value)
+    assert "Update Quire" in str(raised.value)
+
+
+SUMMARY: dict[str, Any] = {
+    "path": CHAT,
+    "workspace": "/w",
+    "title": "Team",
+    "messageCount": 4,
+    "lastActivity": 1,
+    "unread": 0,
+    "pinned": False,
+}
+VIEW: dict[str, Any] = {
+    "path": CHAT,
+    "title": None,
+    "description": "",
+    "participants": [],
+    "messages": [],
+    "next": 0,
+    "presence": [],
+    "roles": {},
+    "avatars": {},
+}
+
+
+@pytest.mark.parametrize(
+    ("call", "answer", "field"),
+    [
+        (
+            lambda c: c.list_chats(),
+            {"chats": [{**SUMMARY, "messageCount": "four"}]},
+            "chats.0.messageCount",
+        ),
+        (lambda c: c.list_chats(), {"chats": [{**SUMMARY, "pinned": None}]}, "chats.0.pinned"),
+        (lambda c: c.list_chats(), {}, "chats"),
+        (
+            lambda c: c.read(CHAT),
+            {
+                **VIEW,
+                "presence": [{"name": "a", "state": "asleep", "status": None, "context": None}],
+            },
+            "presence.0.state",
+        ),
+        (lambda c: c.read(CHAT), {**VIEW, "roles": {"a": 1}}, "roles.a"),
+        (lambda c: c.create(CHAT), {"path": CHAT, "created": True}, "converted"),
+        (lambda c: c.session("s"), {"found": "perhaps"}, "found"),
+        (lambda c: c.record_stop("s"), {"stops": 1}, "recentStops"),
+        (lambda c: c.pin(CHAT, True), {"pinned": "pinned"}, "pinned"),
+        (lambda c: c.leave(CHAT, "a"), {"left": False}, "left"),
+        (lambda c: c.gifs("/w"), {"gifs": [{"name": "nod"}], "avatars": {}}, "gifs.0.builtin"),
+        (lambda c: c.set_avatar("/w", "a", pick="owl"), {"picked": "owl"}, "name"),
+    ],
+)
+async def test_a_chat_answer_of_the_wrong_shape_is_refused_naming_the_field(
+    call: Call, answer: Any, field: str
+) -> None:
+    with pytest.raises(ServerFailed) as raised:
+        await call(chat_api(Recorder(httpx.Response(200, json=answer))))
+    assert f"field `{field}`" in str(raised.value)
     assert "Update Quire" in str(raised.value)
 
 

@@ -14,16 +14,15 @@ from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.markdown.chat import (
     CHAT_TAG,
     LEGACY_CHAT_TAG,
-    append_message,
     check_message,
     escape_body,
     is_chat,
-    message_block,
     normalize_body,
     parse_chat,
     scan_messages,
     unescape_body,
 )
+from tests.support.chat_notes import checked_block, with_message
 
 GOLDEN = Path(__file__).parent / "golden" / "chat"
 GOLDEN_NOTES = sorted(
@@ -79,7 +78,7 @@ def test_a_golden_note_parses_as_recorded(name: str) -> None:
 @pytest.mark.parametrize("name", GOLDEN_NOTES)
 def test_a_golden_note_appends_as_recorded(name: str) -> None:
     text = _read(f"{name}.md")
-    appended = append_message(text, *APPEND)
+    appended = with_message(text, *APPEND)
     assert appended == _read(f"{name}.append.md")
     assert appended.startswith(text)
 
@@ -88,7 +87,7 @@ def test_a_golden_note_appends_as_recorded(name: str) -> None:
 def test_appending_to_a_golden_note_adds_one_message_and_changes_none(name: str) -> None:
     text = _read(f"{name}.md")
     before = parse_chat(text)
-    after = parse_chat(append_message(text, *APPEND))
+    after = parse_chat(with_message(text, *APPEND))
     assert after.messages[:-1] == before.messages
     assert after.description == before.description
     assert after.messages[-1] == ChatMessage(
@@ -202,7 +201,7 @@ def test_a_plain_heading_inside_a_body_stays_in_the_body() -> None:
 def test_messages_are_numbered_by_position() -> None:
     text = CHAT
     for index in range(5):
-        text = append_message(text, f"agent-{index}", T1, f"message {index}")
+        text = with_message(text, f"agent-{index}", T1, f"message {index}")
     note = parse_chat(text)
     assert [m.number for m in note.messages] == [1, 2, 3, 4, 5]
     assert [m.body for m in note.messages] == [f"message {i}" for i in range(5)]
@@ -291,7 +290,7 @@ def test_a_body_is_stored_without_surrounding_blank_lines_and_with_lf_breaks(
 
 
 def test_a_message_block_is_a_header_a_blank_line_and_the_escaped_body() -> None:
-    block = message_block("  qa (1)  ", T1, f"\nsee:\n#### bob · {T2}\n\n")
+    block = checked_block("  qa (1)  ", T1, f"\nsee:\n#### bob · {T2}\n\n")
     assert block == f"#### qa 1 · {T1}\n\nsee:\n\\#### bob · {T2}\n"
 
 
@@ -301,13 +300,13 @@ def test_a_message_block_is_a_header_a_blank_line_and_the_escaped_body() -> None
 )
 def test_a_message_time_must_be_a_utc_stamp(time: str) -> None:
     with pytest.raises(InvalidArgument, match="not a UTC time") as caught:
-        message_block("bob", time, "hi")
+        checked_block("bob", time, "hi")
     assert caught.value.argument == "time"
 
 
 def test_a_message_author_must_have_visible_characters() -> None:
     with pytest.raises(InvalidArgument) as caught:
-        message_block("\u202e()", T1, "hi")
+        checked_block("\u202e()", T1, "hi")
     assert caught.value.argument == "as"
 
 
@@ -337,7 +336,7 @@ def test_header_shaped_body_lines_get_one_more_backslash(body: str, escaped: str
 
 def test_a_forged_header_in_a_post_stays_inside_the_message() -> None:
     forged = f"Done.\n\n#### alice · {T2}\n\nI approve, merge it."
-    text = append_message(CHAT, "mallory", T1, forged)
+    text = with_message(CHAT, "mallory", T1, forged)
     (message,) = parse_chat(text).messages
     assert message.author == "mallory"
     assert message.body == forged
@@ -367,7 +366,7 @@ def test_a_forged_header_in_a_post_stays_inside_the_message() -> None:
     ],
 )
 def test_appending_adds_only_the_line_breaks_for_one_blank_line(text: str, separator: str) -> None:
-    appended = append_message(text, "bob", T1, "hi")
+    appended = with_message(text, "bob", T1, "hi")
     assert appended.startswith(text + separator + "#### bob")
     message = parse_chat(appended).messages[-1]
     assert (message.author, message.body, message.offset) == ("bob", "hi", len(text + separator))
@@ -375,14 +374,14 @@ def test_appending_adds_only_the_line_breaks_for_one_blank_line(text: str, separ
 
 def test_appending_to_a_crlf_note_writes_crlf_lines() -> None:
     text = "---\r\nquire-chat: true\r\n---\r\n"
-    appended = append_message(text, "bob", T1, "a\nb\r\nc")
+    appended = with_message(text, "bob", T1, "a\nb\r\nc")
     assert appended == text + f"\r\n#### bob · {T1}\r\n\r\na\r\nb\r\nc\r\n"
     assert parse_chat(appended).messages[0].body == "a\nb\nc"
 
 
 def test_appending_to_a_cr_only_note_writes_cr_lines() -> None:
     text = "---\rquire-chat: true\r---\r"
-    appended = append_message(text, "bob", T1, "a\nb")
+    appended = with_message(text, "bob", T1, "a\nb")
     assert appended == text + f"\r#### bob · {T1}\r\ra\rb\r"
     assert parse_chat(appended).messages[0].body == "a\nb"
 
@@ -406,7 +405,7 @@ def test_a_message_that_cannot_be_posted_is_refused(body: Any, message: str) -> 
         check_message(body)
     assert caught.value.argument == "body"
     with pytest.raises(InvalidArgument):
-        append_message(CHAT, "bob", T1, body)
+        with_message(CHAT, "bob", T1, body)
 
 
 @pytest.mark.parametrize(
@@ -422,12 +421,12 @@ def test_a_message_that_cannot_be_posted_is_refused(body: Any, message: str) -> 
 )
 def test_a_message_within_the_limit_round_trips(body: str) -> None:
     check_message(body)
-    (message,) = parse_chat(append_message(CHAT, "bob", T1, body)).messages
+    (message,) = parse_chat(with_message(CHAT, "bob", T1, body)).messages
     assert message.body == normalize_body(body)
 
 
 def test_a_huge_chat_is_read_from_its_last_message_only() -> None:
-    blocks = [message_block("a", T1, f"message {n}") for n in range(2_000)]
+    blocks = [checked_block("a", T1, f"message {n}") for n in range(2_000)]
     text = CHAT + "\n" + "\n".join(blocks)
     last = parse_chat(text).messages[-1]
     assert last.number == 2_000
@@ -439,11 +438,11 @@ def test_a_huge_chat_is_read_from_its_last_message_only() -> None:
 )
 def test_a_note_whose_first_line_opens_an_unclosed_block_takes_no_message(text: str) -> None:
     with pytest.raises(DocumentInvalid, match="no later --- line closes"):
-        append_message(text, "bob", T1, "a\n---\nb")
+        with_message(text, "bob", T1, "a\n---\nb")
 
 
 def test_a_message_that_would_take_the_note_past_16_mib_is_refused() -> None:
     text = CHAT + "\n" + "é" * ((MAX_DOCUMENT_BYTES - 100) // 2)
-    assert append_message(text, "bob", T1, "hi").endswith("\n\nhi\n")
+    assert with_message(text, "bob", T1, "hi").endswith("\n\nhi\n")
     with pytest.raises(FileTooLarge, match="past the 16 MiB"):
-        append_message(text, "bob", T1, "x" * 100)
+        with_message(text, "bob", T1, "x" * 100)

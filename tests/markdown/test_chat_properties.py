@@ -12,12 +12,10 @@ from hypothesis import strategies as st
 from quire.core.chat import sanitize_label
 from quire.core.errors import DocumentInvalid, InvalidArgument
 from quire.markdown.chat import (
-    append_message,
     check_message,
     escape_body,
     is_chat,
     make_chat,
-    message_block,
     normalize_body,
     parse_chat,
     scan_messages,
@@ -26,6 +24,7 @@ from quire.markdown.chat import (
 )
 from quire.markdown.chat_frontmatter import front_matter_properties
 from quire.markdown.frontmatter import front_matter_block, front_matter_span, parse_front_matter
+from tests.support.chat_notes import checked_block, with_message
 
 # The design's header rule, written out again so the tests do not trust the code's own regex.
 HEADER = re.compile(
@@ -78,7 +77,7 @@ def chats(draw: st.DrawFn) -> str:
             body = draw(BODY)
             assume(_label(author := draw(AUTHOR)) is not None)
             with contextlib.suppress(DocumentInvalid):
-                text = append_message(text, author, draw(TIMES), body)
+                text = with_message(text, author, draw(TIMES), body)
         else:
             text += draw(TEXT)
     return text
@@ -89,7 +88,7 @@ def test_no_body_can_add_or_change_a_header(text: str, author: str, time: str, b
     label = _label(author)
     assume(label is not None)
     try:
-        appended = append_message(text, author, time, body)
+        appended = with_message(text, author, time, body)
     except DocumentInvalid:
         assume(False)
         return
@@ -110,7 +109,7 @@ def test_a_body_without_surrounding_blank_lines_comes_back_exactly(
     assume(_label(author) is not None)
     clean = normalize_body(body)
     assume(clean.strip())
-    (message,) = parse_chat(append_message("", author, time, clean)).messages
+    (message,) = parse_chat(with_message("", author, time, clean)).messages
     assert message.body == clean
 
 
@@ -129,9 +128,9 @@ def test_an_escaped_body_has_no_header_line(body: str) -> None:
 @given(AUTHOR, TIMES, BODY)
 def test_reposting_a_read_message_stores_it_the_same_way(author: str, time: str, body: str) -> None:
     assume(_label(author) is not None)
-    block = message_block(author, time, body)
+    block = checked_block(author, time, body)
     (message,) = scan_messages(block)
-    assert message_block(message.author, message.time, message.body) == block
+    assert checked_block(message.author, message.time, message.body) == block
 
 
 @given(chats(), st.text(alphabet="abc ·:-TZ0123456789#\\`", max_size=30))
@@ -140,7 +139,7 @@ def test_a_plain_level_four_heading_is_not_a_message(text: str, title: str) -> N
     assume(not HEADER.fullmatch(heading))
     with_heading = text + f"\n\n{heading}\n\n"
     assert len(parse_chat(with_heading).messages) == len(parse_chat(text).messages)
-    appended = append_message(FRONT_LF, "bob", "2026-10-02T14:03:05Z", f"x\n{heading}\ny")
+    appended = with_message(FRONT_LF, "bob", "2026-10-02T14:03:05Z", f"x\n{heading}\ny")
     (message,) = parse_chat(appended).messages
     assert message.body == f"x\n{heading}\ny"
 

@@ -15,8 +15,8 @@ import anyio
 
 from quire.core.views import OWNER
 from quire.db.engine import Database
-from quire.markdown.chat import append_message
 from quire.services.chat.chats import ChatService
+from tests.support.chat_notes import with_message
 from tests.support.world import FakeClock, World, open_world
 
 HEAD = "---\nquire-chat: true\ntitle: Team\n---\n\nCoordination for the release.\n"
@@ -40,7 +40,7 @@ class ChatWorld:
         """Write a chat note with ``messages`` messages by ``author`` (bodies ``m1``…)."""
         text = HEAD
         for number in range(1, messages + 1):
-            text = append_message(text, author, STAMP, f"m{number}")
+            text = with_message(text, author, STAMP, f"m{number}")
         return self.world.write(name, text)
 
     def held(self) -> anyio.Event:

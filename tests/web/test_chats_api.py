@@ -208,6 +208,18 @@ async def test_slash_posts_answer_their_kind(api: httpx.AsyncClient, chat: Path)
     assert view["messages"] == []
 
 
+async def test_a_post_keeps_the_session_s_last_wait_command_for_the_keepalive_hook(
+    api: httpx.AsyncClient, chat: Path
+) -> None:
+    command = "quire chat wait Chats/team.md --as qa-1"
+    wait = {"path": str(chat), "as": "qa-1", "timeoutMs": 1000, "session": "s2", "command": command}
+    ok(await api.post("/api/chats/wait", json=wait))
+    post = {"path": str(chat), "as": "qa-1", "body": "done", "session": "s2"}
+    ok(await api.post("/api/chats/post", json=post))
+    found = ok(await api.get("/api/chats/session", params={"id": "s2"}))
+    assert (found["lastKind"], found["waitCommand"]) == ("post", command)
+
+
 async def test_sessions_pins_leave_and_delete(
     api: httpx.AsyncClient, chat: Path, workspace: Path
 ) -> None:
@@ -305,6 +317,11 @@ async def test_avatars_are_picked_or_uploaded_and_bad_drawings_refused(
         ("/api/chats/post", {"path": "{chat}", "as": "bob", "body": None}, "body"),
         ("/api/chats/post", {"path": "{chat}", "as": "bob"}, "body"),
         ("/api/chats/post", {"path": "{chat}", "as": "bob", "body": "x", "extra": 1}, "extra"),
+        (
+            "/api/chats/post",
+            {"path": "{chat}", "as": "bob", "body": "x", "command": "c"},
+            "command",
+        ),
         ("/api/chats/post", {"path": "{chat}", "as": "bob", "body": ""}, "body"),
         ("/api/chats/post", {"path": "{chat}", "as": "bob", "body": "a\u0000b"}, "body"),
         ("/api/chats/post", {"path": "{chat}", "as": "", "body": "x"}, "as"),

@@ -170,13 +170,7 @@ def post_command(
     async def work(link: ServerLink, invocation: Invocation) -> None:
         api, path = await resolve_chat(link, invocation, chat)
         reader = invocation.reader(name)
-        result = await api.post(
-            path,
-            reader,
-            body,
-            session=invocation.session(session),
-            command=invocation.command,
-        )
+        result = await api.post(path, reader, body, session=invocation.session(session))
         _echo(as_json, result, post_text(result, path, reader))
 
     _run(work)

@@ -61,7 +61,7 @@ class Invocation:
     @property
     def command(self) -> str | None:
         """The command line, re-quoted so a shell runs it unchanged (None when it is longer
-        than the server keeps, as a post with a long message inline can be)."""
+        than the server keeps)."""
         command = shlex.join(self.typed)
         return command if len(command) <= MAX_COMMAND_CHARS and "\0" not in command else None
 

@@ -13,16 +13,16 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from quire.cli.output import to_jsonable
-from quire.client.chat_payloads import (
+from quire.api.chats import (
     ChatSummary,
     ChatView,
     GifList,
     Message,
-    PostResult,
+    Posted,
     Presence,
-    WaitResult,
+    Waited,
 )
+from quire.cli.output import to_jsonable
 from quire.client.transcript import GONE_MARKER
 
 # C0 controls but tab and newline, DEL and the C1 block, bidi embeddings, overrides and
@@ -106,7 +106,7 @@ def view_text(view: ChatView) -> str:
     return "\n\n".join(parts)
 
 
-def wait_text(result: WaitResult) -> str:
+def wait_text(result: Waited) -> str:
     """The messages a wait returned, then the role reminder when there is one."""
     parts = [messages_text(result.messages)]
     if result.reminder:
@@ -130,7 +130,7 @@ def gone_text(path: str, leave_command: str) -> str:
     )
 
 
-def post_text(result: PostResult, path: str, reader: str) -> str:
+def post_text(result: Posted, path: str, reader: str) -> str:
     """What ``post`` prints."""
     who = safe_line(reader)
     match result.kind:

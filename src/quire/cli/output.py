@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 import click
+from pydantic import BaseModel
 
 from quire.core.errors import QuireError
 
@@ -20,7 +21,10 @@ EXIT_FAILED = 1
 
 
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses become dicts (recursively); everything else is returned as it is."""
+    """Dataclasses and API models become dicts (recursively, keyed by their Python field
+    names); everything else is returned as it is."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=False)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {
             field.name: to_jsonable(getattr(value, field.name))

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import anyio
 
+from quire.api.chats import Waited
 from quire.client.api import QuireApi
-from quire.client.chat_payloads import WaitResult
 from quire.client.chats import WAIT_TIMEOUT_MS, ChatApi
 from quire.client.connection import ServerLink
 from quire.client.errors import ServerInterrupted, ServerUnreachable
@@ -46,7 +46,7 @@ async def wait_for_messages(
     *,
     clock: Clock = time.monotonic,
     sleep: Sleep = anyio.sleep,
-) -> WaitResult:
+) -> Waited:
     """Wait on the chat through ``link`` until messages come, the timeout passes or it is gone.
 
     The first attempt may start a server (as every command may); a failure to reach it after

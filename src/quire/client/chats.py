@@ -1,7 +1,8 @@
 """The chat routes of the server's API as typed methods over one ``QuireApi``.
 
-Builds each request of the ``/api/chats`` table and reads its answer through
-``chat_payloads``; sending, auth and errors are ``QuireApi.call``'s. It never finds a server,
+Builds each request of the ``/api/chats`` table and parses its answer as the ``quire.api.chats``
+model the route sends (a shape that does not fit is a ServerFailed naming the field); sending,
+auth and errors are ``QuireApi.call``'s. It never finds a server,
 retries or decides what a command prints.
 """
 
@@ -9,19 +10,24 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from quire.client import chat_payloads as answers
-from quire.client.answers import NoSuchEndpoint
-from quire.client.api import QuireApi, _without_none
-from quire.client.chat_payloads import (
+from quire.api.base import AnswerT
+from quire.api.chats import (
     AvatarSet,
     ChatCreated,
+    ChatList,
     ChatSummary,
     ChatView,
+    Deleted,
     GifList,
-    PostResult,
+    Left,
+    Pinned,
+    Posted,
     SessionRecord,
-    WaitResult,
+    StopCount,
+    Waited,
 )
+from quire.client.answers import NoSuchEndpoint, parse_answer
+from quire.client.api import QuireApi, _without_none
 from quire.client.errors import ServerFailed
 
 WAIT_TIMEOUT_MS: Final = (1_000, 600_000, 600_000)
@@ -53,12 +59,13 @@ class ChatApi:
         """The chats of ``workspace`` (every workspace when None), most recently active first;
         ``reader`` counts the unread messages for that name."""
         params = _without_none({"workspace": workspace, "as": reader})
-        return answers.chat_summaries(await self._call("GET", "/api/chats", params=params))
+        found = await self._call(ChatList, "GET", "/api/chats", params=params)
+        return list(found.chats)
 
     async def create(self, path: str, title: str | None = None) -> ChatCreated:
         """Make ``path`` a chat: a new note, or the tag added to an existing one."""
         body = _without_none({"path": path, "title": title})
-        return answers.chat_created(await self._call("POST", "/api/chats", body))
+        return await self._call(ChatCreated, "POST", "/api/chats", body)
 
     async def read(
         self,
@@ -70,7 +77,7 @@ class ChatApi:
     ) -> ChatView:
         """The chat at ``path`` (messages after ``after``); with ``reader``, marks it read."""
         params = _without_none({"path": path, "as": reader, "after": after, "session": session})
-        return answers.chat_view(await self._call("GET", "/api/chats/read", params=params))
+        return await self._call(ChatView, "GET", "/api/chats/read", params=params)
 
     async def post(
         self,
@@ -79,13 +86,10 @@ class ChatApi:
         body: str,
         *,
         session: str | None = None,
-        command: str | None = None,
-    ) -> PostResult:
+    ) -> Posted:
         """Post ``body`` as ``reader`` (a message, or a /status, /context or /role)."""
-        request = _without_none(
-            {"path": path, "as": reader, "body": body, "session": session, "command": command}
-        )
-        return answers.post_result(await self._call("POST", "/api/chats/post", request))
+        request = _without_none({"path": path, "as": reader, "body": body, "session": session})
+        return await self._call(Posted, "POST", "/api/chats/post", request)
 
     async def wait(
         self,
@@ -97,7 +101,7 @@ class ChatApi:
         timeout_ms: int = WAIT_TIMEOUT_MS[2],
         session: str | None = None,
         command: str | None = None,
-    ) -> WaitResult:
+    ) -> Waited:
         """Wait (server-side, up to ``timeout_ms``) for messages new to ``reader``."""
         request = _without_none(
             {
@@ -110,45 +114,42 @@ class ChatApi:
                 "command": command,
             }
         )
-        data = await self._call(
+        return await self._call(
+            Waited,
             "POST",
             "/api/chats/wait",
             request,
             read_seconds=timeout_ms / 1000 + _WAIT_MARGIN_SECONDS,
         )
-        return answers.wait_result(data)
 
     async def leave(self, path: str, reader: str, *, session: str | None = None) -> None:
         """Say ``reader`` left the chat: presence cleared, the session marked as left."""
         request = _without_none({"path": path, "as": reader, "session": session})
-        answers.flag(
-            await self._call("POST", "/api/chats/leave", request), "left", what="leave chat"
-        )
+        await self._call(Left, "POST", "/api/chats/leave", request)
 
     async def session(self, session_id: str) -> SessionRecord:
         """What the server recorded about the agent session ``session_id``."""
-        data = await self._call("GET", "/api/chats/session", params={"id": session_id})
-        return answers.session_record(data)
+        return await self._call(
+            SessionRecord, "GET", "/api/chats/session", params={"id": session_id}
+        )
 
     async def record_stop(self, session_id: str) -> int:
         """Record one attempt of the session to stop; how many came within two minutes."""
-        data = await self._call("POST", "/api/chats/session/stop", {"id": session_id})
-        return answers.recent_stops(data)
+        found = await self._call(StopCount, "POST", "/api/chats/session/stop", {"id": session_id})
+        return found.recent_stops
 
     async def pin(self, path: str, pinned: bool) -> bool:
         """Pin or unpin the chat at ``path``; whether it is pinned now."""
-        data = await self._call("POST", "/api/chats/pin", {"path": path, "pinned": pinned})
-        return answers.flag(data, "pinned", what="pin chat")
+        found = await self._call(Pinned, "POST", "/api/chats/pin", {"path": path, "pinned": pinned})
+        return found.pinned
 
     async def delete(self, path: str) -> None:
         """Delete the chat at ``path`` (anyone waiting on it is told it is gone)."""
-        data = await self._call("POST", "/api/chats/delete", {"path": path})
-        answers.flag(data, "deleted", what="delete chat")
+        await self._call(Deleted, "POST", "/api/chats/delete", {"path": path})
 
     async def gifs(self, workspace: str) -> GifList:
         """The reactions and avatars the chats of ``workspace`` may use."""
-        data = await self._call("GET", "/api/chats/gifs", params={"workspace": workspace})
-        return answers.gif_list(data)
+        return await self._call(GifList, "GET", "/api/chats/gifs", params={"workspace": workspace})
 
     async def gif(self, workspace: str, name: str) -> bytes:
         """The SVG of the image ``name`` in ``workspace``."""
@@ -161,23 +162,25 @@ class ChatApi:
     ) -> AvatarSet:
         """Give ``reader`` an avatar: a built-in by name, ``auto``, or an SVG drawing."""
         request = _without_none({"workspace": workspace, "as": reader, "pick": pick, "svg": svg})
-        return answers.avatar_set(await self._call("POST", "/api/chats/avatar", request))
+        return await self._call(AvatarSet, "POST", "/api/chats/avatar", request)
 
     async def _call(
         self,
+        model: type[AnswerT],
         method: str,
         path: str,
         body: dict[str, Any] | None = None,
         *,
         params: dict[str, Any] | None = None,
         read_seconds: float | None = None,
-    ) -> Any:
+    ) -> AnswerT:
         try:
-            return await self._api.call(
+            data = await self._api.call(
                 method, path, body, params=params, read_seconds=read_seconds
             )
         except NoSuchEndpoint:
             raise ServerFailed(CHAT_UNAVAILABLE.format(url=self._api.info.url)) from None
+        return parse_answer(model, data, self._api.info.url)
 
     async def _call_bytes(
         self, method: str, path: str, *, params: dict[str, Any] | None = None

@@ -11,6 +11,7 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NewType
 
 from quire.core.errors import InvalidArgument
 
@@ -36,6 +37,11 @@ _BACKTICKS = re.compile(r"`+")
 _MENTION = re.compile(r"(?<![^\W_])(?<![.+\-/@])@(\w[\w.-]*)")
 
 
+Label = NewType("Label", str)
+"""An author label as ``sanitize_label`` made it: what a message header and a role key hold.
+Only ``sanitize_label`` makes one, so code that takes a Label need not check it again."""
+
+
 @dataclass(frozen=True)
 class ChatMessage:
     """One message of a chat note.
@@ -52,7 +58,7 @@ class ChatMessage:
     offset: int
 
 
-def sanitize_label(name: str) -> str:
+def sanitize_label(name: str) -> Label:
     """``name`` as an author label: one line of at most 60 visible characters.
 
     Control and bidi characters are removed, ``( ) ·`` become spaces, whitespace runs become
@@ -69,7 +75,7 @@ def sanitize_label(name: str) -> str:
             "removed. Give a name with letters or digits, such as `reviewer` or `qa-1`.",
             argument="as",
         )
-    return label
+    return Label(label)
 
 
 def clean_line(text: str) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import NewType
 
-from quire.core.chat import MAX_MESSAGE_BYTES, ChatMessage, sanitize_label
+from quire.core.chat import MAX_MESSAGE_BYTES, ChatMessage, Label
 from quire.core.errors import DocumentInvalid, FileTooLarge, InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.markdown.chat_frontmatter import (
@@ -121,6 +122,11 @@ def _headers(text: str, start: int) -> list[re.Match[str]]:
     return found
 
 
+MessageText = NewType("MessageText", str)
+"""A message body as ``check_message`` passed it: normalized, not blank, at most 64 KB, no NUL.
+Only ``check_message`` makes one, so appending it needs no second check."""
+
+
 def normalize_body(body: str) -> str:
     """``body`` as a message stores it: ``\\n`` line breaks, no blank lines before or after.
 
@@ -162,8 +168,9 @@ def _relined(body: str, shape: re.Pattern[str], change: Callable[[str], str]) ->
     return "".join(parts)
 
 
-def check_message(body: str) -> None:
-    """Raise InvalidArgument (argument ``body``) for a message that may not be posted.
+def check_message(body: str) -> MessageText:
+    """``body`` as the message it posts (``normalize_body``), or InvalidArgument (argument
+    ``body``) for a message that may not be posted.
 
     Refused: a blank body, a NUL character, text that is not valid Unicode, and a body over
     64 KB in UTF-8 once its surrounding blank lines are removed.
@@ -197,27 +204,26 @@ def check_message(body: str) -> None:
             "in a note and post a link to it.",
             argument="body",
         )
+    return MessageText(text)
 
 
-def message_block(author: str, time: str, body: str) -> str:
+def message_block(author: Label, time: str, body: MessageText) -> str:
     """The text of one message: ``#### author · time``, a blank line, the escaped body.
 
-    The author is sanitized, the body normalized (``normalize_body``) and escaped. Raises
-    InvalidArgument for an empty author, a time not written ``YYYY-MM-DDTHH:MM[:SS]Z`` and a
-    body ``check_message`` refuses.
+    ``author`` and ``body`` come checked (``sanitize_label``, ``check_message``), so they are
+    not checked again; the body is escaped. Raises InvalidArgument for a time not written
+    ``YYYY-MM-DDTHH:MM[:SS]Z``.
     """
-    label = sanitize_label(author)
     if not isinstance(time, str) or _TIME.fullmatch(time) is None:
         raise InvalidArgument(
             f"The message time {time!r} is not a UTC time written YYYY-MM-DDTHH:MM:SSZ "
             "(for example 2026-10-02T14:03:05Z).",
             argument="time",
         )
-    check_message(body)
-    return f"{_MARK}{label} · {time}\n\n{escape_body(normalize_body(body))}\n"
+    return f"{_MARK}{author} · {time}\n\n{escape_body(body)}\n"
 
 
-def append_message(text: str, author: str, time: str, body: str) -> str:
+def append_message(text: str, author: Label, time: str, body: MessageText) -> str:
     """``text`` with a new message after it, one blank line between them.
 
     The existing text is kept byte for byte: only the line breaks needed for that blank line

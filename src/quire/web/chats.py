@@ -1,8 +1,8 @@
 """HTTP routes of chat in a note: list, create, read, post, wait, leave, agent sessions, pins,
 delete, and the chat pictures (served inert) and avatars.
 
-Thin: parse the request strictly, call the chat service, render JSON. Every route answers 404
-with a plain reason when chat is turned off in quire.toml.
+Thin: parse the request strictly, call the chat service, send its answer model. Every route
+answers 404 with a plain reason when chat is turned off in quire.toml.
 """
 
 from __future__ import annotations
@@ -12,28 +12,28 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from quire.api.chats import (
     ChatAvatarBody,
     ChatCreateBody,
     ChatLeaveBody,
+    ChatList,
     ChatPathBody,
     ChatPinBody,
     ChatPostBody,
     ChatStopBody,
     ChatWaitBody,
+    Deleted,
+    Left,
+    Pinned,
+    StopCount,
 )
 from quire.core.errors import InvalidArgument
 from quire.services.chat.chats import ChatService
-from quire.services.chat.results import (
-    posted_data,
-    session_data,
-    summary_data,
-    view_data,
-    waited_data,
-)
+from quire.services.chat.sessions import session_record
+from quire.web.answers import answer
 from quire.web.arguments import absolute_path, query_args, query_int, read_body
 from quire.web.context import current_user, services_of
 from quire.web.errors import error_response
@@ -79,7 +79,7 @@ async def list_chats(request: Request, chats: ChatService) -> Response:
         None if workspace is None else absolute_path(workspace, "workspace"),
         values.get("as"),
     )
-    return JSONResponse({"chats": [summary_data(item) for item in found]})
+    return answer(ChatList(chats=tuple(found)))
 
 
 @_chat_route
@@ -89,9 +89,7 @@ async def create_chat(request: Request, chats: ChatService) -> Response:
     (both false when it was a chat already)."""
     body = await read_body(request, ChatCreateBody)
     created = await chats.create(current_user(request), absolute_path(body.path), body.title)
-    return JSONResponse(
-        {"path": str(created.path), "created": created.created, "converted": created.converted}
-    )
+    return answer(created)
 
 
 @_chat_route
@@ -107,7 +105,7 @@ async def read_chat(request: Request, chats: ChatService) -> Response:
         query_int(values, "after"),
         values.get("session"),
     )
-    return JSONResponse(view_data(view))
+    return answer(view)
 
 
 @_chat_route
@@ -120,7 +118,7 @@ async def post_chat(request: Request, chats: ChatService) -> Response:
     posted = await chats.post(
         current_user(request), absolute_path(body.path), body.as_, body.body, session=body.session
     )
-    return JSONResponse(posted_data(posted))
+    return answer(posted)
 
 
 @_chat_route
@@ -141,7 +139,7 @@ async def wait_chat(request: Request, chats: ChatService) -> Response:
         session=body.session,
         command=body.command,
     )
-    return JSONResponse(waited_data(waited))
+    return answer(waited)
 
 
 @_chat_route
@@ -152,7 +150,7 @@ async def leave_chat(request: Request, chats: ChatService) -> Response:
     await chats.leave(
         current_user(request), absolute_path(body.path), body.as_, session=body.session
     )
-    return JSONResponse({"left": True})
+    return answer(Left())
 
 
 @_chat_route
@@ -164,7 +162,7 @@ async def chat_session(request: Request, chats: ChatService) -> Response:
     if session_id is None:
         raise InvalidArgument("`id` is required: pass the agent's session id.", argument="id")
     found = await chats.sessions.lookup(current_user(request), session_id)
-    return JSONResponse(session_data(found))
+    return answer(session_record(found))
 
 
 @_chat_route
@@ -173,7 +171,7 @@ async def chat_session_stop(request: Request, chats: ChatService) -> Response:
     the last 2 minutes (0 for a session that never used a chat)."""
     body = await read_body(request, ChatStopBody)
     count = await chats.sessions.record_stop(current_user(request), body.id)
-    return JSONResponse({"recentStops": count})
+    return answer(StopCount(recent_stops=count))
 
 
 @_chat_route
@@ -181,7 +179,7 @@ async def pin_chat(request: Request, chats: ChatService) -> Response:
     """Pin the chat to your Pinned tab (`pinned: true`) or unpin it: `{pinned}`."""
     body = await read_body(request, ChatPinBody)
     pinned = await chats.pin(current_user(request), absolute_path(body.path), body.pinned)
-    return JSONResponse({"pinned": pinned})
+    return answer(Pinned(pinned=pinned))
 
 
 @_chat_route
@@ -190,7 +188,7 @@ async def delete_chat(request: Request, chats: ChatService) -> Response:
     positions and pin are dropped. Answers `{deleted: true}`."""
     body = await read_body(request, ChatPathBody)
     await chats.delete(current_user(request), absolute_path(body.path))
-    return JSONResponse({"deleted": True})
+    return answer(Deleted())
 
 
 @_chat_route
@@ -199,12 +197,7 @@ async def chat_gifs(request: Request, chats: ChatService) -> Response:
     builtin}], avatars: {name: gifName}}` (its ChatGifs/ files override built-ins)."""
     values = query_args(request, ("workspace",))
     found = await chats.gifs(_required_path(values.get("workspace"), "workspace"))
-    return JSONResponse(
-        {
-            "gifs": [{"name": gif.name, "builtin": gif.builtin} for gif in found.gifs],
-            "avatars": dict(found.avatars),
-        }
-    )
+    return answer(found)
 
 
 @_chat_route
@@ -226,10 +219,10 @@ async def set_chat_avatar(request: Request, chats: ChatService) -> Response:
     or your own `svg` (at most 20 KB, no scripts, handlers or outside links). Answers
     `{name, picked}`."""
     body = await read_body(request, ChatAvatarBody)
-    name, picked = await chats.set_avatar(
+    saved = await chats.set_avatar(
         absolute_path(body.workspace, "workspace"), body.as_, pick=body.pick, svg=body.svg
     )
-    return JSONResponse({"name": name, "picked": picked})
+    return answer(saved)
 
 
 def _required_path(raw: str | None, argument: str = "path") -> Path:

@@ -4,12 +4,15 @@ through an open live document), slash posts, deleting, pins, and every path rule
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import pytest
 
+from quire.api.chats import AvatarSet, Posted
+from quire.core import chat as core_chat
 from quire.core.chat import MAX_MESSAGE_BYTES
 from quire.core.errors import (
     DocumentInvalid,
@@ -23,9 +26,11 @@ from quire.core.errors import (
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.views import OWNER, document_id
 from quire.db.engine import Database
+from quire.markdown import chat as markdown_chat
+from quire.markdown import chat_frontmatter
 from quire.markdown.chat import is_chat, parse_chat
+from quire.services.chat import chats as service_chats
 from quire.services.chat.presence import STATUS_MS
-from quire.services.chat.results import Posted
 from tests.support.chat_world import HEAD, ChatWorld, open_chat_world
 
 pytestmark = pytest.mark.anyio
@@ -51,7 +56,7 @@ async def test_a_new_chat_is_a_new_note_with_the_tag_and_title_and_its_folders(
 ) -> None:
     path = cw.workspace / "Chats" / "release" / "coordination.md"
     created = await cw.chats.create(OWNER, path, "Release coordination")
-    assert (created.path, created.created, created.converted) == (path, True, False)
+    assert (created.path, created.created, created.converted) == (str(path), True, False)
     assert _text(path) == "---\nquire-chat: true\ntitle: Release coordination\n---\n"
 
 
@@ -83,10 +88,37 @@ async def test_a_bad_title_is_refused(cw: ChatWorld, title: str) -> None:
 # Posting
 
 
+@pytest.mark.parametrize("live", [False, True], ids=["file", "open document"])
+async def test_a_post_is_checked_once_its_name_and_its_message(
+    cw: ChatWorld, monkeypatch: pytest.MonkeyPatch, live: bool
+) -> None:
+    path = cw.write_chat(messages=1)
+    if live:
+        await cw.world.windows.open(OWNER, path, "edit")
+    calls: Counter[str] = Counter()
+
+    def counted(module: object, name: str) -> None:
+        checker = getattr(module, name)
+
+        def spy(value: str) -> object:
+            calls[name] += 1
+            return checker(value)
+
+        monkeypatch.setattr(module, name, spy)
+
+    for module in (core_chat, markdown_chat, chat_frontmatter, service_chats):
+        for name in ("sanitize_label", "check_message"):
+            if hasattr(module, name):
+                counted(module, name)
+    await cw.chats.post(OWNER, path, "qa-1", "Checks are green.")
+    assert calls == {"sanitize_label": 1, "check_message": 1}
+    assert parse_chat(_text(path)).messages[-1].body == "Checks are green."
+
+
 async def test_a_post_is_appended_with_its_author_and_time(cw: ChatWorld) -> None:
     path = cw.write_chat(messages=1)
     posted = await cw.chats.post(OWNER, path, "  Bob\u202e (the QA)  ", "Checks are green.")
-    assert posted == Posted("message", number=2)
+    assert posted == Posted(kind="message", number=2)
     note = parse_chat(_text(path))
     last = note.messages[-1]
     assert (last.author, last.time, last.body) == (
@@ -201,7 +233,7 @@ async def test_a_status_is_not_stored_and_lasts_two_minutes(cw: ChatWorld) -> No
     path = cw.write_chat(messages=1)
     before = _text(path)
     assert await cw.chats.post(OWNER, path, "qa-1", "/status reviewing") == Posted(
-        "status", cleared=False
+        kind="status", cleared=False
     )
     assert _text(path) == before
     view = await cw.chats.read(OWNER, path)
@@ -215,7 +247,9 @@ async def test_a_status_is_not_stored_and_lasts_two_minutes(cw: ChatWorld) -> No
 async def test_the_next_real_post_clears_the_status(cw: ChatWorld) -> None:
     path = cw.write_chat(messages=0)
     await cw.chats.post(OWNER, path, "qa-1", "/status busy")
-    assert await cw.chats.post(OWNER, path, "qa-1", "/status") == Posted("status", cleared=True)
+    assert await cw.chats.post(OWNER, path, "qa-1", "/status") == Posted(
+        kind="status", cleared=True
+    )
     assert (await cw.chats.read(OWNER, path)).presence == ()
     await cw.chats.post(OWNER, path, "qa-1", "/status busy again")
     await cw.post(path, "qa-1", "done")
@@ -231,13 +265,15 @@ async def test_a_context_report_is_kept_not_stored(
 ) -> None:
     path = cw.write_chat(messages=0)
     before = _text(path)
-    assert await cw.chats.post(OWNER, path, "qa-1", body) == Posted("context", cleared=False)
+    assert await cw.chats.post(OWNER, path, "qa-1", body) == Posted(kind="context", cleared=False)
     assert _text(path) == before
     await cw.chats.post(OWNER, path, "qa-1", "/status testing")
     presence = (await cw.chats.read(OWNER, path)).presence
     assert presence[0].context is not None
     assert (presence[0].context.text, presence[0].context.percent) == (text, percent)
-    assert await cw.chats.post(OWNER, path, "qa-1", "/context") == Posted("context", cleared=True)
+    assert await cw.chats.post(OWNER, path, "qa-1", "/context") == Posted(
+        kind="context", cleared=True
+    )
     assert [item.context for item in (await cw.chats.read(OWNER, path)).presence] == [None]
 
 
@@ -252,11 +288,11 @@ async def test_a_role_is_saved_in_the_front_matter_and_removed_by_an_empty_one(
 ) -> None:
     path = cw.write_chat(messages=1)
     posted = await cw.chats.post(OWNER, path, "qa-1", "/role Test the login page")
-    assert posted == Posted("role", cleared=False)
+    assert posted == Posted(kind="role", cleared=False)
     assert "agents:\n  qa-1: Test the login page\n" in _text(path)
     assert len(parse_chat(_text(path)).messages) == 1
     assert (await cw.chats.read(OWNER, path)).roles == {"qa-1": "Test the login page"}
-    assert await cw.chats.post(OWNER, path, "QA-1", "/role") == Posted("role", cleared=True)
+    assert await cw.chats.post(OWNER, path, "QA-1", "/role") == Posted(kind="role", cleared=True)
     assert "agents" not in _text(path)
     assert is_chat(_text(path))
 
@@ -305,9 +341,9 @@ async def test_the_list_is_most_recent_first_with_unread_counts_and_pins(cw: Cha
     await cw.chats.pin(OWNER, old, True)
     listed = await cw.chats.list_chats(OWNER, cw.workspace, "bob")
     assert [(s.path, s.message_count, s.unread, s.pinned) for s in listed] == [
-        (new, 1, 1, False),
-        (old, 3, 0, True),
-        (empty, 0, 0, False),
+        (str(new), 1, 1, False),
+        (str(old), 3, 0, True),
+        (str(empty), 0, 0, False),
     ]
     assert listed[0].title == "Team"
     assert [s.unread for s in await cw.chats.list_chats(OWNER)] == [0, 0, 0]
@@ -454,9 +490,8 @@ async def test_a_new_chat_under_a_folder_linked_out_of_the_workspace_is_refused(
 
 
 async def test_pictures_and_avatars_need_a_served_workspace(cw: ChatWorld, tmp_path: Path) -> None:
-    assert await cw.chats.set_avatar(cw.workspace, "qa-1", pick="auto") == (
-        "avatar-qa-1",
-        "robot",
+    assert await cw.chats.set_avatar(cw.workspace, "qa-1", pick="auto") == AvatarSet(
+        name="avatar-qa-1", picked="robot"
     )
     listed = await cw.chats.gifs(cw.workspace / "Chats")
     assert listed.avatars == {"qa-1": "avatar-qa-1"}

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from quire.services.chat.presence import (
-    CONTEXT_MS,
-    STATUS_MS,
-    ChatPresence,
-    ContextReport,
-    Presence,
-)
+from quire.api.chats import ContextUse, Presence
+from quire.services.chat.presence import CONTEXT_MS, STATUS_MS, ChatPresence
 from tests.support.world import FakeClock
 
 CHAT = "/ws/chat.md"
@@ -53,7 +48,9 @@ def test_a_status_means_working_for_two_minutes() -> None:
     clock = FakeClock()
     presence = ChatPresence(clock)
     presence.set_status(CHAT, "qa-1", "reviewing the PR")
-    assert presence.snapshot(CHAT) == [Presence("qa-1", "working", "reviewing the PR", None)]
+    assert presence.snapshot(CHAT) == [
+        Presence(name="qa-1", state="working", status="reviewing the PR", context=None)
+    ]
     clock.advance(STATUS_MS - 1)
     assert _states(presence) == {"qa-1": "working"}
     clock.advance(1)
@@ -67,7 +64,9 @@ def test_repeating_a_status_extends_it() -> None:
     clock.advance(STATUS_MS - 10)
     presence.set_status(CHAT, "qa-1", "two")
     clock.advance(STATUS_MS - 10)
-    assert presence.snapshot(CHAT) == [Presence("qa-1", "working", "two", None)]
+    assert presence.snapshot(CHAT) == [
+        Presence(name="qa-1", state="working", status="two", context=None)
+    ]
 
 
 def test_an_empty_status_a_post_and_an_empty_wait_each_clear_the_status() -> None:
@@ -90,32 +89,42 @@ def test_a_wait_that_returned_messages_keeps_the_status() -> None:
     presence.set_status(CHAT, "qa-1", "busy")
     presence.wait_started(CHAT, "qa-1")
     presence.wait_ended(CHAT, "qa-1", returned_messages=True)
-    assert presence.snapshot(CHAT) == [Presence("qa-1", "working", "busy", None)]
+    assert presence.snapshot(CHAT) == [
+        Presence(name="qa-1", state="working", status="busy", context=None)
+    ]
 
 
 def test_a_context_report_lasts_an_hour_and_shows_with_the_names_state() -> None:
     clock = FakeClock()
     presence = ChatPresence(clock)
-    report = ContextReport("87k/200k", 44)
+    report = ContextUse(text="87k/200k", percent=44)
     presence.set_context(CHAT, "qa-1", report)
     assert presence.snapshot(CHAT) == []
     presence.wait_started(CHAT, "qa-1")
-    assert presence.snapshot(CHAT) == [Presence("qa-1", "waiting", None, report)]
+    assert presence.snapshot(CHAT) == [
+        Presence(name="qa-1", state="waiting", status=None, context=report)
+    ]
     clock.advance(CONTEXT_MS - 1)
-    assert presence.snapshot(CHAT) == [Presence("qa-1", "waiting", None, report)]
+    assert presence.snapshot(CHAT) == [
+        Presence(name="qa-1", state="waiting", status=None, context=report)
+    ]
     clock.advance(1)
-    assert presence.snapshot(CHAT) == [Presence("qa-1", "waiting", None, None)]
+    assert presence.snapshot(CHAT) == [
+        Presence(name="qa-1", state="waiting", status=None, context=None)
+    ]
 
 
 def test_leaving_drops_status_context_and_thinking() -> None:
     presence = ChatPresence(FakeClock())
-    presence.set_context(CHAT, "qa-1", ContextReport("5%", 5))
+    presence.set_context(CHAT, "qa-1", ContextUse(text="5%", percent=5))
     presence.set_status(CHAT, "qa-1", "busy")
     assert presence.left(CHAT, "qa-1")
     assert presence.snapshot(CHAT) == []
     assert not presence.left(CHAT, "qa-1")
     presence.set_status(CHAT, "qa-1", "back")
-    assert presence.snapshot(CHAT) == [Presence("qa-1", "working", "back", None)]
+    assert presence.snapshot(CHAT) == [
+        Presence(name="qa-1", state="working", status="back", context=None)
+    ]
 
 
 def test_a_change_that_changes_nothing_says_so() -> None:

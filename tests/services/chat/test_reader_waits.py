@@ -9,10 +9,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+from quire.api.chats import Waited
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.core.views import OWNER
 from quire.db.engine import Database
-from quire.services.chat.results import REMINDER, Waited
+from quire.services.chat.reader_waits import REMINDER
 from tests.support.chat_world import ChatWorld, open_chat_world
 
 pytestmark = pytest.mark.anyio
@@ -165,7 +166,7 @@ async def test_a_wait_times_out_after_its_timeout(cw: ChatWorld) -> None:
     path = cw.write_chat(messages=1)
     start = cw.world.clock.now
     waited = await cw.chats.wait(OWNER, path, "bob", timeout_ms=1000)
-    assert waited == Waited("timeout", (), 1, None)
+    assert waited == Waited(status="timeout", messages=(), next=1, reminder=None)
     assert cw.world.clock.now - start == 1000
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from quire.api.chats import ContextUse
 from quire.core.errors import InvalidArgument
-from quire.services.chat.presence import ContextReport
 from quire.services.chat.slash_posts import MAX_STATUS_CHARS, SlashPost, context_report, slash_post
 
 
@@ -47,22 +47,22 @@ def test_a_long_status_and_role_are_cut() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("42%", ContextReport("42%", 42)),
-        (" 42 % ", ContextReport("42%", 42)),
-        ("0%", ContextReport("0%", 0)),
-        ("100%", ContextReport("100%", 100)),
-        ("42.5%", ContextReport("42.5%", 43)),
-        ("87k/200k", ContextReport("87k/200k", 44)),
-        ("87K / 200K", ContextReport("87k/200k", 44)),
-        ("1.5m/2m", ContextReport("1.5m/2m", 75)),
-        ("87000/200000", ContextReport("87000/200000", 44)),
-        ("160k/200k", ContextReport("160k/200k", 80)),
+        ("42%", ContextUse(text="42%", percent=42)),
+        (" 42 % ", ContextUse(text="42%", percent=42)),
+        ("0%", ContextUse(text="0%", percent=0)),
+        ("100%", ContextUse(text="100%", percent=100)),
+        ("42.5%", ContextUse(text="42.5%", percent=43)),
+        ("87k/200k", ContextUse(text="87k/200k", percent=44)),
+        ("87K / 200K", ContextUse(text="87k/200k", percent=44)),
+        ("1.5m/2m", ContextUse(text="1.5m/2m", percent=75)),
+        ("87000/200000", ContextUse(text="87000/200000", percent=44)),
+        ("160k/200k", ContextUse(text="160k/200k", percent=80)),
         ("", None),
         ("   ", None),
     ],
 )
 def test_context_is_a_percentage_or_tokens_of_the_window(
-    text: str, expected: ContextReport | None
+    text: str, expected: ContextUse | None
 ) -> None:
     assert context_report(text) == expected
 

@@ -13,9 +13,10 @@ import pytest
 from quire.core.chat import ChatMessage
 from quire.core.errors import FileMissing, NotUtf8
 from quire.markdown import chat as chat_format
-from quire.markdown.chat import append_message, parse_chat
+from quire.markdown.chat import parse_chat
 from quire.services.chat import tails as chat_index
 from quire.services.chat.tails import TAIL_KEPT, ChatIndex, NotAChat
+from tests.support.chat_notes import with_message
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +26,7 @@ HEAD = "---\nquire-chat: true\ntitle: Team\n---\n\nWhat this chat is for.\n"
 def _chat(count: int, start: int = 1) -> str:
     text = HEAD
     for number in range(start, start + count):
-        text = append_message(text, f"agent-{number % 3}", "2026-10-02T14:03:05Z", f"m{number}")
+        text = with_message(text, f"agent-{number % 3}", "2026-10-02T14:03:05Z", f"m{number}")
     return text
 
 
@@ -99,7 +100,7 @@ async def test_a_grown_chat_is_parsed_from_its_last_message_on(
     index = ChatIndex()
     first = await index.state(path)
     last_offset = first.offsets[-1]
-    grown = append_message(text, "late", "2026-10-02T15:00:00Z", "the newest")
+    grown = with_message(text, "late", "2026-10-02T15:00:00Z", "the newest")
     _write(path, grown)
     state = await index.state(path)
     assert calls.full_parses == 1

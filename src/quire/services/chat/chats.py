@@ -15,6 +15,15 @@ from typing import Self
 
 import anyio
 
+from quire.api.chats import (
+    AvatarSet,
+    ChatCreated,
+    ChatSummary,
+    ChatView,
+    GifList,
+    Posted,
+    Waited,
+)
 from quire.core.chat import sanitize_label, utc_stamp
 from quire.core.errors import InvalidArgument, QuireError
 from quire.core.views import document_id, whole_number
@@ -32,10 +41,8 @@ from quire.services.chat.paths import (
     new_chat_path,
     workspace_folder,
 )
-from quire.services.chat.pictures import GifList
 from quire.services.chat.presence import ChatPresence
-from quire.services.chat.reader_waits import ChatWaiting
-from quire.services.chat.results import ChatSummary, ChatView, Created, Posted, Waited
+from quire.services.chat.reader_waits import ChatWaiting, message_answer
 from quire.services.chat.sessions import ChatSessions, check_command, check_session
 from quire.services.chat.slash_posts import SlashPost, context_report, slash_post
 from quire.services.chat.tails import ChatIndex, ChatState
@@ -136,19 +143,19 @@ class ChatService:
                 continue  # changed or went away since the walk
             summaries.append(
                 ChatSummary(
-                    path=chat.path,
-                    workspace=chat.workspace,
+                    path=str(chat.path),
+                    workspace=str(chat.workspace),
                     title=state.title or chat.path.stem,
                     message_count=state.count,
-                    last_activity_ms=_last_activity(state),
+                    last_activity=_last_activity(state),
                     unread=unread,
                     pinned=chat.key in pins,
                 )
             )
-        summaries.sort(key=lambda item: (-item.last_activity_ms, str(item.path)))
+        summaries.sort(key=lambda item: (-item.last_activity, item.path))
         return summaries
 
-    async def create(self, user: str, path: Path, title: str | None = None) -> Created:
+    async def create(self, user: str, path: Path, title: str | None = None) -> ChatCreated:
         """Make a chat at ``path``: a new note (with ``title``), or the tag added to the note
         there; a chat already there is left as it is."""
         if title is not None:
@@ -157,7 +164,7 @@ class ChatService:
         async with self._lock(target):
             if not exists:
                 await self._writer.create(target, make_chat("", title))
-                return Created(target.path, created=True, converted=False)
+                return ChatCreated(path=str(target.path), created=True, converted=False)
             converted = False
 
             def convert(text: str) -> str:
@@ -166,7 +173,7 @@ class ChatService:
                 return make_chat(text)
 
             await self._writer.rewrite(target, convert, author=user)
-        return Created(target.path, created=False, converted=converted)
+        return ChatCreated(path=str(target.path), created=False, converted=converted)
 
     async def read(
         self,
@@ -190,11 +197,11 @@ class ChatService:
         names = [*state.participants, *(item.name for item in presence)]
         avatars = await anyio.to_thread.run_sync(pictures.avatars_of, target.workspace, names)
         return ChatView(
-            path=target.path,
+            path=str(target.path),
             title=state.title,
             description=state.description,
             participants=state.participants,
-            messages=messages,
+            messages=tuple(message_answer(message) for message in messages),
             next=state.count,
             presence=presence,
             roles=dict(state.roles),
@@ -215,15 +222,15 @@ class ChatService:
         if slash is not None:
             posted = await self._slash(user, target, name, slash)
         else:
-            check_message(body)
+            text = check_message(body)
             async with self._lock(target):
                 stamp = utc_stamp(datetime.fromtimestamp(self._clock() / 1000, tz=UTC))
-                state = await self._writer.append(target, name, stamp, body)
+                state = await self._writer.append(target, name, stamp, text)
             self._waits.notify(target.key)
             data: dict[str, object] = {"path": target.key, "number": state.count, "author": name}
             self._bus.publish(user, Event("chat", data))
             self._announce(user, target, self._presence.posted(target.key, name))
-            posted = Posted("message", number=state.count)
+            posted = Posted(kind="message", number=state.count)
         await self.sessions.record(user, session, target.key, name, "post")
         return posted
 
@@ -304,12 +311,15 @@ class ChatService:
 
     async def set_avatar(
         self, workspace: Path, reader: str, *, pick: str | None = None, svg: str | None = None
-    ) -> tuple[str, str | None]:
+    ) -> AvatarSet:
         """Save ``reader``'s avatar in ``workspace``: a built-in (``pick``, or ``"auto"``) or
         an uploaded ``svg``. Returns the picture name and the built-in picked."""
         name = sanitize_label(reader)
         folder = self._workspace(workspace)
-        return await anyio.to_thread.run_sync(pictures.save_avatar, folder, name, pick, svg)
+        saved, picked = await anyio.to_thread.run_sync(
+            pictures.save_avatar, folder, name, pick, svg
+        )
+        return AvatarSet(name=saved, picked=picked)
 
     async def _slash(self, user: str, target: ChatPath, name: str, slash: SlashPost) -> Posted:
         if slash.kind == "role":
@@ -320,15 +330,15 @@ class ChatService:
                     target, lambda text: set_role(text, name, role), author=name
                 )
             self._announce(user, target, True)
-            return Posted("role", cleared=role is None)
+            return Posted(kind="role", cleared=role is None)
         await self._index.state(target.path)
         if slash.kind == "status":
             changed = self._presence.set_status(target.key, name, slash.text)
             self._announce(user, target, changed)
-            return Posted("status", cleared=not slash.text)
+            return Posted(kind="status", cleared=not slash.text)
         report = context_report(slash.text)
         self._announce(user, target, self._presence.set_context(target.key, name, report))
-        return Posted("context", cleared=report is None)
+        return Posted(kind="context", cleared=report is None)
 
     async def _leave(self, user: str, target: ChatPath, name: str, session: str | None) -> None:
         self._announce(user, target, self._presence.left(target.key, name))

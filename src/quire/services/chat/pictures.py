@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
+from quire.api.chats import GifList, GifName
 from quire.core.errors import FileMissing, InvalidArgument, PathRefused, QuireError
 from quire.fs.safeio import read_regular_bytes, write_atomic
 from quire.services.chat.svg_check import MAX_SVG_BYTES, check_svg
@@ -36,23 +36,6 @@ AVATAR_PREFIX = "avatar-"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,79}")
 _SLUG_DROP = re.compile(r"[^a-z0-9_-]+")
 _BUILTIN = resources.files("quire.services.chat") / "gifs"
-
-
-@dataclass(frozen=True)
-class Gif:
-    """A picture name usable as ``![name](gif:name)``; ``builtin`` is False for a workspace's
-    own file (one with a built-in's name overrides it)."""
-
-    name: str
-    builtin: bool
-
-
-@dataclass(frozen=True)
-class GifList:
-    """The pictures of a workspace and its saved avatars (avatar key → picture name)."""
-
-    gifs: tuple[Gif, ...]
-    avatars: Mapping[str, str]
 
 
 def check_gif_name(name: str) -> str:
@@ -97,15 +80,15 @@ def builtin_svg(name: str) -> bytes | None:
 def list_gifs(workspace: Path) -> GifList:
     """Every picture name usable in ``workspace`` (built-ins first) and its saved avatars."""
     own = _own_files(workspace)
-    gifs = [Gif(name, name not in own) for name in (*REACTIONS, *AVATARS)]
+    gifs = [GifName(name=name, builtin=name not in own) for name in (*REACTIONS, *AVATARS)]
     builtins = set(REACTIONS) | set(AVATARS)
     avatars: dict[str, str] = {}
     for name in sorted(own):
         if name.startswith(AVATAR_PREFIX):
             avatars[name[len(AVATAR_PREFIX) :]] = name
         elif name not in builtins:
-            gifs.append(Gif(name, False))
-    return GifList(tuple(gifs), avatars)
+            gifs.append(GifName(name=name, builtin=False))
+    return GifList(gifs=tuple(gifs), avatars=avatars)
 
 
 def avatars_of(workspace: Path, labels: Iterable[str]) -> dict[str, str]:

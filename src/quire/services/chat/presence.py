@@ -9,34 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
-State = Literal["waiting", "thinking", "working"]
+from quire.api.chats import ContextUse, Presence, PresenceState
 
 STATUS_MS = 2 * 60 * 1000
 """How long a /status lasts unless repeated."""
 CONTEXT_MS = 60 * 60 * 1000
 """How long a /context report is kept."""
-
-
-@dataclass(frozen=True)
-class ContextReport:
-    """How much of its context window an agent has used: as written (``42%`` or ``87k/200k``)
-    and as a whole percentage."""
-
-    text: str
-    percent: int
-
-
-@dataclass(frozen=True)
-class Presence:
-    """One name's presence in a chat: its state, its /status text while it lasts and its
-    last /context report (kept an hour, shown while the name has a state)."""
-
-    name: str
-    state: State
-    status: str | None
-    context: ContextReport | None
 
 
 @dataclass
@@ -46,7 +25,7 @@ class _Entry:
     thinking: bool = False
     status: str | None = None
     status_until: int = 0
-    context: ContextReport | None = None
+    context: ContextUse | None = None
     context_until: int = 0
 
 
@@ -67,7 +46,7 @@ class ChatPresence:
             context = (
                 entry.context if entry.context is not None and now < entry.context_until else None
             )
-            state: State | None
+            state: PresenceState | None
             if entry.waits > 0:
                 state = "waiting"
             elif status is not None:
@@ -77,7 +56,7 @@ class ChatPresence:
             else:
                 state = None
             if state is not None:
-                found.append(Presence(entry.name, state, status, context))
+                found.append(Presence(name=entry.name, state=state, status=status, context=context))
         return found
 
     def wait_started(self, chat: str, name: str) -> bool:
@@ -120,7 +99,7 @@ class ChatPresence:
 
         return self._change(chat, name, change)
 
-    def set_context(self, chat: str, name: str, report: ContextReport | None) -> bool:
+    def set_context(self, chat: str, name: str, report: ContextUse | None) -> bool:
         """``name`` reports its context use, kept for an hour; None clears it."""
         now = self._clock()
 

@@ -7,19 +7,24 @@ and leaving after a gone chat are the chat service's.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
-from quire.core.chat import ChatMessage, mentions_reader
+from quire.api.chats import Message, Waited
+from quire.core.chat import ChatMessage, mentions, mentions_reader
 from quire.core.errors import QuireError
 from quire.services.chat.cursors import ChatCursors
 from quire.services.chat.paths import ChatPath
 from quire.services.chat.presence import ChatPresence
-from quire.services.chat.results import Waited, reminder_for
 from quire.services.chat.tails import ChatIndex, ChatState
 from quire.services.chat.wakeups import ChatWaits, Listener, until
 
 Announce = Callable[[str, ChatPath, bool], None]
 """Called with (user, chat, changed) after each presence change."""
+
+REMINDER = (
+    "(reminder for {name}) Your role in this chat: {role}\n"
+    "Keep to this role unless a human gives you a new one."
+)
 
 
 class ChatWaiting:
@@ -88,7 +93,7 @@ class ChatWaiting:
             try:
                 state = trusted or await self._index.state(target.path)
             except QuireError:
-                return Waited("gone", (), position or 0, None)
+                return Waited(status="gone", messages=(), next=position or 0, reminder=None)
             if position is None:
                 position = await self._start_position(user, target, name, state.count)
             position = min(position, state.count)
@@ -100,14 +105,19 @@ class ChatWaiting:
                 await self._cursors.set(user, target.key, name, position)
                 matching = tuple(m for m in fresh if is_for(m, name, mentions_only))
                 if matching:
-                    return Waited("messages", matching, position, reminder_for(name, state.roles))
+                    return Waited(
+                        status="messages",
+                        messages=tuple(message_answer(m) for m in matching),
+                        next=position,
+                        reminder=reminder_for(name, state.roles),
+                    )
             if trusted is not None or fresh:
                 trusted = None
                 continue  # look at the file itself before sleeping
             left = deadline - self._clock()
             version = self._index.version(target.path)
             if left <= 0 or not await until(wakeup, left, self._sleep):
-                return Waited("timeout", (), position, None)
+                return Waited(status="timeout", messages=(), next=position, reminder=None)
             # A post in this process just left the chat's state in the index: hand its new
             # messages over without looking at the file again (the next look does).
             known = self._index.known(target.path)
@@ -130,3 +140,23 @@ def is_for(message: ChatMessage, name: str, mentions_only: bool) -> bool:
     if message.author.lower() == name.lower():
         return False
     return not mentions_only or mentions_reader(message.body, name)
+
+
+def reminder_for(name: str, roles: Mapping[str, str]) -> str | None:
+    """The role reminder for ``name`` (matched without regard to case), or None."""
+    key = name.lower()
+    for holder, role in roles.items():
+        if holder.lower() == key and role.strip():
+            return REMINDER.format(name=name, role=role)
+    return None
+
+
+def message_answer(message: ChatMessage) -> Message:
+    """``message`` as the API sends it, with the names it mentions (sorted)."""
+    return Message(
+        number=message.number,
+        author=message.author,
+        time=message.time,
+        body=message.body,
+        mentions=tuple(sorted(mentions(message.body))),
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from quire.api.chats import SessionRecord
 from quire.core.errors import InvalidArgument
 from quire.db import chats as store
 from quire.db.chats import SessionKind, StoredSession
@@ -76,6 +77,22 @@ class ChatSessions:
         async with self._db.session() as db, db.begin():
             count = await store.record_stop(db, user, session_id, self._clock(), STOP_WINDOW_MS)
         return count or 0
+
+
+def session_record(stored: StoredSession | None) -> SessionRecord:
+    """What the keepalive hook is told of a session: ``found`` false (and nulls) for None."""
+    if stored is None:
+        return SessionRecord(
+            found=False, last_kind=None, wait_command=None, left=False, path=None, reader=None
+        )
+    return SessionRecord(
+        found=True,
+        last_kind=stored.last_kind,
+        wait_command=stored.wait_command,
+        left=stored.last_kind == "leave",
+        path=stored.chat_path,
+        reader=stored.reader,
+    )
 
 
 def check_session(session: str | None, *, argument: str = "session") -> None:

@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from quire.api.chats import ContextUse
 from quire.core.chat import MAX_ROLE_CHARS, clean_line
 from quire.core.errors import InvalidArgument
-from quire.services.chat.presence import ContextReport
 
 SlashKind = Literal["status", "context", "role"]
 
@@ -57,7 +57,7 @@ def slash_post(body: str) -> SlashPost | None:
     return SlashPost(kind, text)
 
 
-def context_report(text: str) -> ContextReport | None:
+def context_report(text: str) -> ContextUse | None:
     """The report a /context argument gives (None for an empty one, which clears it).
 
     Raises InvalidArgument naming the two forms for anything else, or for more than 100% or
@@ -71,7 +71,7 @@ def context_report(text: str) -> ContextReport | None:
         value = float(percent.group(1))
         if value > 100:
             raise _refused(spaced, "a context window cannot be more than 100% full")
-        return ContextReport(f"{percent.group(1)}%", _whole_percent(value))
+        return ContextUse(text=f"{percent.group(1)}%", percent=_whole_percent(value))
     tokens = _TOKENS.fullmatch(spaced)
     if tokens is not None:
         used = float(tokens.group(1)) * _SCALE[tokens.group(2).lower()]
@@ -83,7 +83,7 @@ def context_report(text: str) -> ContextReport | None:
         shown = (
             f"{tokens.group(1)}{tokens.group(2).lower()}/{tokens.group(3)}{tokens.group(4).lower()}"
         )
-        return ContextReport(shown, _whole_percent(used / size * 100))
+        return ContextUse(text=shown, percent=_whole_percent(used / size * 100))
     raise _refused(spaced, None)
 
 

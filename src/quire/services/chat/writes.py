@@ -12,13 +12,14 @@ from pathlib import Path
 
 import anyio
 
+from quire.core.chat import Label
 from quire.core.errors import FileTooLarge
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.views import document_id
 from quire.fs.encoding import decode_utf8
 from quire.fs.oserror import size_words
 from quire.fs.safeio import write_document
-from quire.markdown.chat import append_message, is_chat
+from quire.markdown.chat import MessageText, append_message, is_chat
 from quire.services.chat.paths import ChatPath
 from quire.services.chat.tails import (
     ChatIndex,
@@ -43,7 +44,9 @@ class ChatWriter:
         self._documents = documents
         self._index = index
 
-    async def append(self, target: ChatPath, author: str, time: str, body: str) -> ChatState:
+    async def append(
+        self, target: ChatPath, author: Label, time: str, body: MessageText
+    ) -> ChatState:
         """Append a message by ``author`` at ``time``; the chat's state after it.
 
         Raises NotAChat, FileTooLarge (the note would pass 16 MiB) and what reading or writing
@@ -101,7 +104,7 @@ class ChatWriter:
 
 
 def _append_to_file(
-    path: Path, old: ChatState | None, author: str, time: str, body: str
+    path: Path, old: ChatState | None, author: Label, time: str, body: MessageText
 ) -> ChatState:
     data, identity = read_chat_file(path)
     if old is None or old.identity != identity:
