@@ -73,7 +73,7 @@ async def test_unreadable_files_are_named_in_the_note(tmp_path: Path) -> None:
 async def test_a_deeply_nested_vault_says_it_was_cut(tmp_path: Path) -> None:
     h = make_harness(tmp_path)
     deep = h.workspace / "vault"
-    for level in range(18):
+    for level in range(34):
         deep = deep / f"d{level}"
     deep.mkdir(parents=True)
     (deep / "deep.md").write_text("plan\n", encoding="utf-8")
@@ -81,7 +81,7 @@ async def test_a_deeply_nested_vault_says_it_was_cut(tmp_path: Path) -> None:
         data = data_of(await client.call_tool("search_vault", {"query": "plan", "vault": "vault"}))
     assert data["truncated"] is True
     assert data["depthCut"] is True
-    assert "16 levels" in data["note"]
+    assert "32 levels" in data["note"]
     assert data["results"] == []
 
 
