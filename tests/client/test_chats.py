@@ -25,8 +25,7 @@ from quire.client.chat_payloads import (
     WaitResult,
 )
 from quire.client.chats import ChatApi
-from quire.client.errors import ServerFailed
-from quire.core.errors import FileMissing, InvalidArgument
+from quire.core.errors import FileMissing, InvalidArgument, ServerFailed
 from quire.core.server_info import ServerInfo
 
 pytestmark = pytest.mark.anyio

@@ -15,8 +15,7 @@ import pytest
 from quire.client.autostart import LOG_FILE_NAME, SubprocessStarter
 from quire.client.connection import ServerLink
 from quire.client.discovery import Absent, Found, discover, is_process_alive
-from quire.client.errors import ServerUnreachable
-from quire.core.errors import DocumentInvalid
+from quire.core.errors import DocumentInvalid, ServerUnreachable
 from quire.core.server_info import ServerInfo, dumps
 
 pytestmark = pytest.mark.anyio

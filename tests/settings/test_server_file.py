@@ -7,14 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from quire.core.errors import DocumentInvalid
+from quire.core.errors import DocumentInvalid, ServerAlreadyRunning
 from quire.core.server_info import ServerInfo, dumps
-from quire.settings.server_file import (
-    ServerAlreadyRunning,
-    claim_state_folder,
-    is_process_alive,
-    read_server_file,
-)
+from quire.settings.server_file import claim_state_folder, is_process_alive, read_server_file
 
 INFO = ServerInfo(url="http://127.0.0.1:4747", token="a" * 64, pid=os.getpid())
 

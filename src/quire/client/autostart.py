@@ -19,8 +19,7 @@ import anyio
 
 from quire.client.api import probe_health
 from quire.client.discovery import Found, discover, server_file
-from quire.client.errors import ServerUnreachable
-from quire.core.errors import QuireError
+from quire.core.errors import QuireError, ServerUnreachable
 from quire.core.server_info import ServerInfo
 
 START_TIMEOUT = 10.0

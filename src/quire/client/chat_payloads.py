@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
-from quire.client.errors import ServerFailed
 from quire.client.payloads import JsonObject, as_object, field, optional
+from quire.core.errors import ServerFailed
 
 PresenceState = Literal["waiting", "thinking", "working"]
 PostKind = Literal["message", "status", "context", "role"]

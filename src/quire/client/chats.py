@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Final
 
 from quire.client import chat_payloads as answers
-from quire.client.answers import NoSuchEndpoint
 from quire.client.api import QuireApi, _without_none
 from quire.client.chat_payloads import (
     AvatarSet,
@@ -22,7 +21,7 @@ from quire.client.chat_payloads import (
     SessionRecord,
     WaitResult,
 )
-from quire.client.errors import ServerFailed
+from quire.core.errors import NoSuchEndpoint, ServerFailed
 
 WAIT_TIMEOUT_MS: Final = (1_000, 600_000, 600_000)
 """How long one wait may block: least, most and default, in milliseconds."""

@@ -17,7 +17,7 @@ import httpx
 from quire.client.api import QuireApi
 from quire.client.autostart import NoStarter, Starter
 from quire.client.discovery import Found, discover, is_process_alive, server_file
-from quire.client.errors import ServerUnreachable
+from quire.core.errors import ServerUnreachable
 from quire.core.server_info import ServerInfo
 
 

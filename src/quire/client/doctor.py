@@ -17,8 +17,7 @@ from typing import Literal
 
 from quire.client.api import QuireApi
 from quire.client.discovery import Absent, Found, discover, server_file
-from quire.client.errors import TokenRefused
-from quire.core.errors import QuireError
+from quire.core.errors import QuireError, TokenRefused
 from quire.core.state import sessions_folder
 
 Status = Literal["ok", "warn", "fail"]

@@ -13,8 +13,7 @@ from typing import Any
 
 import anyio
 
-from quire.client.errors import ServerUnreachable, TokenRefused
-from quire.core.errors import InvalidArgument, QuireError
+from quire.core.errors import InvalidArgument, QuireError, ServerUnreachable, TokenRefused
 from quire.core.views import REVIEW_TIMEOUT_MS, REVIEW_WAIT_MS, VERDICTS
 from quire.fs.safeio import read_document
 from quire.markdown.edits import check_request_size
