@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
-import tempfile
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +11,7 @@ import pytest
 from quire.fs import walk as walker
 from quire.fs.sandbox import is_document_name
 from quire.fs.walk import Walk, walk_tree
-
-NOBODY = 65534
+from tests.support.unprivileged import shared_folder, unprivileged
 
 
 def write(path: Path, text: str = "# Note\n") -> Path:
@@ -197,59 +193,15 @@ def test_files_and_folders_vanishing_mid_walk_are_left_out_without_error(root: P
     assert walk.links_out == [root / "link.md"]
 
 
-def _unprivileged(work: Callable[[], Walk]) -> Walk:
-    """``work()`` run as an unprivileged user when the tests run as root (root reads any
-    folder, whatever its mode)."""
-    if os.geteuid() != 0:
-        return work()
-    read_end, write_end = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child process
-        status = 0
-        try:
-            os.close(read_end)
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            with os.fdopen(write_end, "wb") as out:
-                pickle.dump(work(), out)
-        except BaseException:
-            status = 1
-        os._exit(status)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as answer:
-        data = answer.read()
-    _, status = os.waitpid(child, 0)
-    assert status == 0
-    result = pickle.loads(data)
-    assert isinstance(result, Walk)
-    return result
-
-
-@pytest.fixture
-def shared_root() -> Iterator[Path]:
-    """A root that an unprivileged user may walk (pytest's tmp_path is root's own)."""
-    folder = Path(tempfile.mkdtemp(prefix="quire-walk-")).resolve()
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        for path in folder.rglob("*"):
-            if path.is_dir() and not path.is_symlink():
-                path.chmod(0o755)
-        shutil.rmtree(folder)
-
-
-def test_a_folder_that_cannot_be_read_is_reported(shared_root: Path) -> None:
-    write(shared_root / "a.md")
-    write(shared_root / "locked" / "b.md")
-    write(shared_root / "open" / "c.md")
-    for path in (shared_root / "a.md", shared_root / "open" / "c.md"):
-        path.chmod(0o644)
-    (shared_root / "open").chmod(0o755)
-    (shared_root / "locked").chmod(0o000)
-    walk = _unprivileged(lambda: documents(shared_root))
+def test_a_folder_that_cannot_be_read_is_reported() -> None:
+    with shared_folder() as root:
+        for name in ("a.md", "locked/b.md", "open/c.md"):
+            write(root / name).chmod(0o644)
+        (root / "open").chmod(0o755)
+        (root / "locked").chmod(0o000)
+        walk = unprivileged(lambda: documents(root))
     assert rel_paths(walk) == ["a.md", "open/c.md"]
-    assert [item.path for item in walk.unreadable] == [shared_root / "locked"]
+    assert [item.path for item in walk.unreadable] == [root / "locked"]
     assert "ermission denied" in walk.unreadable[0].reason
 
 

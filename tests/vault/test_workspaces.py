@@ -10,6 +10,7 @@ import pytest
 from quire.core.errors import InvalidArgument
 from quire.fs import walk as walker
 from quire.vault.workspaces import FilePage, Workspaces
+from tests.support.unprivileged import shared_folder, unprivileged
 
 
 def write(path: Path, text: str = "# Note\n") -> Path:
@@ -250,3 +251,15 @@ def test_the_whole_listing_says_when_the_walk_was_cut(
     whole = Workspaces([tree]).all_files()
     assert whole.truncated
     assert whole.note is not None
+
+
+def test_a_folder_that_cannot_be_read_is_named_in_the_note() -> None:
+    with shared_folder() as root:
+        for name in ("a.md", "locked/b.md"):
+            write(root / name).chmod(0o644)
+        (root / "locked").chmod(0o000)
+        page = unprivileged(lambda: Workspaces([root]).list_files(None, 10))
+    assert rel_paths(page) == ["a.md"]
+    assert not page.truncated
+    assert page.note is not None
+    assert f"The folder {root / 'locked'} (Permission denied) could not be read" in page.note

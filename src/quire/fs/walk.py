@@ -97,7 +97,8 @@ def walk_tree(
     folders. A folder deeper than ``MAX_DEPTH`` is not entered, and the walk stops after
     ``MAX_ENTRIES`` entries. A file or folder that vanishes during the walk is left out; a
     folder that cannot be listed is reported in ``unreadable``. Files come ordered by relative
-    path whatever order the file system lists them in. A listing that walks several roots
+    path whatever order the file system lists them in (only which entries a walk cut by the
+    budget had read depends on that order). A listing that walks several roots
     passes the entries its earlier walks read as ``spent``, so ``MAX_ENTRIES`` bounds it whole.
     Blocking: call it from a worker thread.
     """
