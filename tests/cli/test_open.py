@@ -22,8 +22,8 @@ from starlette.routing import Route
 from quire import __version__
 from quire.cli.arguments import BadArguments
 from quire.cli.open import TERMINAL_HINT, OpenArguments, parse_open_arguments
-from quire.client.errors import token_refused_message
 from quire.client.opening import window_url
+from quire.client.refused_token import token_refused_message
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.views import OWNER
 from tests.support.quire_cli import (

@@ -12,10 +12,18 @@ import httpx
 import pytest
 
 from quire.client import api as api_module
-from quire.client.answers import NoSuchEndpoint
 from quire.client.api import QuireApi, probe_health
-from quire.client.errors import ServerFailed, ServerUnreachable, TokenRefused
-from quire.core.errors import EditRefused, FileMissing, InvalidArgument, NotOpen, ReviewNotFound
+from quire.core.errors import (
+    EditRefused,
+    FileMissing,
+    InvalidArgument,
+    NoSuchEndpoint,
+    NotOpen,
+    ReviewNotFound,
+    ServerFailed,
+    ServerUnreachable,
+    TokenRefused,
+)
 from quire.core.server_info import ServerInfo
 
 pytestmark = pytest.mark.anyio

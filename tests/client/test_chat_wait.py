@@ -12,8 +12,7 @@ import pytest
 
 from quire.client.chat_wait import WaitRequest, wait_for_messages
 from quire.client.connection import ServerLink
-from quire.client.errors import ServerFailed, ServerUnreachable, TokenRefused
-from quire.core.errors import InvalidArgument
+from quire.core.errors import InvalidArgument, ServerFailed, ServerUnreachable, TokenRefused
 from quire.core.server_info import ServerInfo
 
 pytestmark = pytest.mark.anyio

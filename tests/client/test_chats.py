@@ -25,8 +25,7 @@ from quire.api.chats import (
 )
 from quire.client.api import QuireApi
 from quire.client.chats import ChatApi
-from quire.client.errors import ServerFailed
-from quire.core.errors import FileMissing, InvalidArgument
+from quire.core.errors import FileMissing, InvalidArgument, ServerFailed
 from quire.core.server_info import ServerInfo
 
 pytestmark = pytest.mark.anyio

@@ -13,7 +13,7 @@ import pytest
 
 from quire.client.autostart import LOG_FILE_NAME, SubprocessStarter
 from quire.client.connection import ServerLink
-from quire.client.errors import ServerUnreachable
+from quire.core.errors import ServerUnreachable
 from quire.core.server_info import ServerInfo, dumps
 from quire.settings.server_file import is_process_alive
 

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from quire.client.connection import ServerLink
-from quire.client.errors import ServerFailed, TokenRefused, token_refused_message
 from quire.client.opening import not_served_message, show_document, window_url
 from quire.client.payloads import opened
-from quire.core.errors import PathRefused
+from quire.client.refused_token import token_refused_message
+from quire.core.errors import PathRefused, ServerFailed, TokenRefused
 from quire.core.server_info import ServerInfo, dumps
 
 pytestmark = pytest.mark.anyio

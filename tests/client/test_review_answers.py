@@ -12,7 +12,7 @@ import pytest
 
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
 from quire.client.api import QuireApi
-from quire.client.errors import ServerFailed
+from quire.core.errors import ServerFailed
 from quire.core.server_info import ServerInfo
 
 pytestmark = pytest.mark.anyio

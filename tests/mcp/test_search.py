@@ -4,6 +4,7 @@ from typing import Any
 import pytest
 
 from mcp import Client
+from quire.fs import walk as walker
 from quire.mcp.search import SEMANTIC_NOTE
 from tests.mcp.harness import data_of, error_of, make_harness
 
@@ -73,7 +74,7 @@ async def test_unreadable_files_are_named_in_the_note(tmp_path: Path) -> None:
 async def test_a_deeply_nested_vault_says_it_was_cut(tmp_path: Path) -> None:
     h = make_harness(tmp_path)
     deep = h.workspace / "vault"
-    for level in range(18):
+    for level in range(34):
         deep = deep / f"d{level}"
     deep.mkdir(parents=True)
     (deep / "deep.md").write_text("plan\n", encoding="utf-8")
@@ -81,8 +82,34 @@ async def test_a_deeply_nested_vault_says_it_was_cut(tmp_path: Path) -> None:
         data = data_of(await client.call_tool("search_vault", {"query": "plan", "vault": "vault"}))
     assert data["truncated"] is True
     assert data["depthCut"] is True
-    assert "16 levels" in data["note"]
+    assert "32 levels" in data["note"]
     assert data["results"] == []
+
+
+async def test_a_vault_past_the_entry_budget_says_it_was_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(walker, "MAX_ENTRIES", 2)
+    h = make_harness(tmp_path)
+    notes(h.workspace)
+    async with Client(h.server) as client:
+        data = data_of(await client.call_tool("search_vault", {"query": "plan", "vault": "vault"}))
+    assert data["truncated"] is True
+    assert "stopped after reading 2 folder entries" in data["note"]
+    # Which two entries were read is the file system's listing order; Beta is a level down.
+    assert "Beta" not in [hit["title"] for hit in data["results"]]
+
+
+async def test_a_file_link_out_of_the_vault_is_not_searched(tmp_path: Path) -> None:
+    h = make_harness(tmp_path)
+    vault = notes(h.workspace)
+    outside = h.workspace / "elsewhere.md"
+    outside.write_text("# Elsewhere\nplan\n", encoding="utf-8")
+    (vault / "link.md").symlink_to(outside)
+    (vault / "inner.md").symlink_to(vault / "a.md")
+    async with Client(h.server) as client:
+        data = data_of(await client.call_tool("search_vault", {"query": "plan", "vault": "vault"}))
+    assert [hit["title"] for hit in data["results"]] == ["Beta", "Alpha"]
 
 
 @pytest.mark.parametrize(

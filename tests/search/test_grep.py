@@ -5,8 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from quire.fs import walk as walker
 from quire.fs.folders import AllowedFolders
+from quire.search import grep
 from quire.search.grep import Unread, grep_files, unread_note, walk_folder
+from quire.vault.workspaces import Workspaces
 
 
 def write(path: Path, text: str | bytes = "x\n") -> Path:
@@ -31,35 +34,53 @@ def test_the_walk_takes_markdown_documents_and_skips_the_rest(tmp_path: Path) ->
     assert not walk.file_cap
 
 
-def test_a_folder_link_is_not_followed_but_a_file_link_is(tmp_path: Path) -> None:
+def test_a_folder_link_is_not_followed_and_a_file_link_only_inside_the_folder(
+    tmp_path: Path,
+) -> None:
     outside = tmp_path / "outside"
     target = write(outside / "t.md")
     root = tmp_path / "root"
-    root.mkdir()
+    inside = write(root / "a.md")
     (root / "folder").symlink_to(outside, target_is_directory=True)
-    (root / "link.md").symlink_to(target)
-    (root / ".dot.md").symlink_to(target)
-    (root / "env.md").symlink_to(write(outside / ".env"))
-    assert walk_folder(root).files == [target]
+    (root / "out.md").symlink_to(target)
+    (root / "link.md").symlink_to(inside)
+    (root / ".dot.md").symlink_to(inside)
+    (root / "env.md").symlink_to(write(root / ".env"))
+    assert walk_folder(root).files == [inside]
 
 
-def test_folders_deeper_than_the_limit_are_cut_and_said(tmp_path: Path) -> None:
+def test_folders_deeper_than_the_limit_are_cut_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(walker, "MAX_DEPTH", 2)
     deep = tmp_path
     for level in range(4):
         deep = deep / f"l{level}"
     write(deep / "deep.md")
     write(tmp_path / "l0" / "shallow.md")
-    walk = walk_folder(tmp_path, max_depth=2)
+    walk = walk_folder(tmp_path)
     assert walk.files == [tmp_path / "l0" / "shallow.md"]
     assert walk.depth_cut
+    assert walk.max_depth == 2
 
 
-def test_the_walk_stops_at_its_file_cap(tmp_path: Path) -> None:
+def test_the_walk_keeps_the_first_files_up_to_the_search_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grep, "MAX_FILES", 3)
     for index in range(5):
         write(tmp_path / f"{index}.md")
-    walk = walk_folder(tmp_path, max_files=3)
-    assert len(walk.files) == 3
+    walk = walk_folder(tmp_path)
+    assert walk.files == [tmp_path / f"{index}.md" for index in range(3)]
     assert walk.file_cap
+
+
+def test_the_search_walks_the_same_folders_as_the_file_tree(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    for name in ("a.md", "node_modules/b.md", "target/c.md", ".git/d.md", "sub/e.md"):
+        write(root / name)
+    listed = Workspaces([root]).all_files()
+    assert walk_folder(root).files == [item.path for item in listed.files]
 
 
 def test_grep_ignores_case_and_ranks_by_matching_lines(tmp_path: Path) -> None:

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from quire.core.errors import DocumentInvalid
+from quire.core.errors import DocumentInvalid, ServerAlreadyRunning
 from quire.core.server_info import ServerInfo, dumps
 from quire.settings.server_file import (
     Absent,
     Found,
-    ServerAlreadyRunning,
     claim_state_folder,
     discover,
     is_process_alive,

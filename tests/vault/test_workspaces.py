@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from quire.core.errors import InvalidArgument
-from quire.vault import workspaces as module
+from quire.fs import walk as walker
 from quire.vault.workspaces import FilePage, Workspaces
+from tests.support.unprivileged import shared_folder, unprivileged
 
 
 def write(path: Path, text: str = "# Note\n") -> Path:
@@ -192,7 +193,7 @@ def test_a_workspace_must_be_an_existing_folder(tmp_path: Path, folder: str) -> 
 def test_folders_past_the_depth_limit_are_not_entered_and_the_page_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(module, "MAX_DEPTH", 2)
+    monkeypatch.setattr(walker, "MAX_DEPTH", 2)
     write(tmp_path / "a" / "b" / "shallow.md")
     write(tmp_path / "a" / "b" / "c" / "deep.md")
     page = Workspaces([tmp_path]).list_files(None, 10)
@@ -205,7 +206,7 @@ def test_folders_past_the_depth_limit_are_not_entered_and_the_page_says_so(
 def test_a_walk_past_the_entry_budget_stops_and_the_page_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(module, "MAX_ENTRIES", 3)
+    monkeypatch.setattr(walker, "MAX_ENTRIES", 3)
     for index in range(6):
         write(tmp_path / f"{index}.md")
     page = Workspaces([tmp_path]).list_files(None, 10)
@@ -246,7 +247,19 @@ def test_the_whole_listing_in_one_walk_matches_the_pages(tree: Path) -> None:
 def test_the_whole_listing_says_when_the_walk_was_cut(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(module, "MAX_ENTRIES", 2)
+    monkeypatch.setattr(walker, "MAX_ENTRIES", 2)
     whole = Workspaces([tree]).all_files()
     assert whole.truncated
     assert whole.note is not None
+
+
+def test_a_folder_that_cannot_be_read_is_named_in_the_note() -> None:
+    with shared_folder() as root:
+        for name in ("a.md", "locked/b.md"):
+            write(root / name).chmod(0o644)
+        (root / "locked").chmod(0o000)
+        page = unprivileged(lambda: Workspaces([root]).list_files(None, 10))
+    assert rel_paths(page) == ["a.md"]
+    assert not page.truncated
+    assert page.note is not None
+    assert f"The folder {root / 'locked'} (Permission denied) could not be read" in page.note

@@ -43,6 +43,10 @@ def test_every_error_class_has_its_own_status(cls: type[errors.QuireError]) -> N
         (errors.NotOpen("x"), 409),
         (errors.ReviewNotFound("x"), 404),
         (errors.ReviewRefused("x"), 409),
+        (errors.AgentNotDetected("x"), 409),
+        (errors.ServerAlreadyRunning("x"), 409),
+        (errors.ServerFailed("x"), 502),
+        (errors.NoSuchEndpoint("x"), 502),
         (errors.QuireError("x"), 400),
     ],
 )

@@ -27,10 +27,9 @@ from quire.cli.arguments import (
 from quire.cli.launch import document_link, open_browser
 from quire.cli.output import fail
 from quire.client.connection import ServerLink
-from quire.client.errors import ServerFailed, ServerUnreachable, TokenRefused
 from quire.client.inbox import discard, inbox_folder, read_piped_document, save_to_inbox
 from quire.client.opening import Shown, show_document, window_url
-from quire.core.errors import QuireError
+from quire.core.errors import QuireError, ServerFailed, ServerUnreachable, TokenRefused
 from quire.core.state import state_folder
 from quire.core.views import OpenMode
 from quire.fs.sandbox import check_document, expand_path

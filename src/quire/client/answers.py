@@ -12,21 +12,37 @@ import httpx
 import pydantic_core
 
 from quire.api.base import AnswerMismatch, AnswerT
-from quire.client.errors import ServerFailed, ServerInterrupted
 from quire.core import errors
+from quire.core.errors import NoSuchEndpoint, ServerFailed, ServerInterrupted
 
-
-class NoSuchEndpoint(ServerFailed):
-    """The server does not know the route (an older or newer server)."""
+_WIRE_DETAILS: dict[str, tuple[str, type]] = {
+    "argument": ("argument", str),
+    "match_count": ("matchCount", int),
+}
+"""Each detail an error body may carry: its key in the body and the type it must have."""
 
 
 def _error_classes() -> dict[str, type[errors.QuireError]]:
+    """The classes of the one exception tree by name (private refinements never reach the
+    wire: the server names their parent)."""
     found: dict[str, type[errors.QuireError]] = {}
     pending: list[type[errors.QuireError]] = [errors.QuireError]
     while pending:
         cls = pending.pop()
-        found.setdefault(cls.__name__, cls)
+        if cls.__module__ == errors.__name__:
+            found.setdefault(cls.__name__, cls)
         pending.extend(cls.__subclasses__())
+    return found
+
+
+def _details(cls: type[errors.QuireError], error: dict[str, Any]) -> dict[str, Any]:
+    """The details of ``cls`` that the error body carries with the right type."""
+    found: dict[str, Any] = {}
+    for name in cls.details:
+        key, kind = _WIRE_DETAILS.get(name, (None, object))
+        value = error.get(key) if key is not None else None
+        if isinstance(value, kind) and not isinstance(value, bool):
+            found[name] = value
     return found
 
 
@@ -84,17 +100,5 @@ def error_from_answer(status: int, payload: bytes, url: str) -> errors.QuireErro
             + (f": {text}" if text else ".")
             + " Retry once; if it fails again, check the server's log."
         )
-    message: str = error["message"]
     cls = classes.get(str(error.get("type")), ServerFailed)
-    if cls is errors.EditRefused:
-        count = error.get("matchCount")
-        return errors.EditRefused(message, match_count=count if isinstance(count, int) else None)
-    if cls is errors.InvalidArgument:
-        argument = error.get("argument")
-        return errors.InvalidArgument(
-            message, argument=argument if isinstance(argument, str) else None
-        )
-    try:
-        return cls(message)
-    except TypeError:
-        return ServerFailed(message)
+    return cls(error["message"], **_details(cls, error))

@@ -20,14 +20,9 @@ import pydantic_core
 
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
 from quire.client import payloads
-from quire.client.answers import NoSuchEndpoint, decode_answer, error_from_answer, parse_answer
-from quire.client.errors import (
-    ServerFailed,
-    ServerUnreachable,
-    TokenRefused,
-    token_refused_message,
-)
+from quire.client.answers import decode_answer, error_from_answer, parse_answer
 from quire.client.payloads import CurrentDocument, FilePage, Opened, RecentDocument, StreamPreview
+from quire.client.refused_token import token_refused_message
 from quire.client.wire import (
     AnswerTooLarge,
     HttpxWire,
@@ -38,6 +33,7 @@ from quire.client.wire import (
     skip_missing_sniffio,
 )
 from quire.core.agents import AGENT_HEADER, agent_header_value
+from quire.core.errors import NoSuchEndpoint, ServerFailed, ServerUnreachable, TokenRefused
 from quire.core.server_info import ServerInfo
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024

@@ -18,8 +18,7 @@ from typing import Protocol
 import anyio
 
 from quire.client.api import probe_health
-from quire.client.errors import ServerUnreachable
-from quire.core.errors import QuireError
+from quire.core.errors import QuireError, ServerUnreachable
 from quire.core.server_info import ServerInfo
 from quire.settings.server_file import Found, discover, server_file
 

@@ -18,7 +18,7 @@ from quire.api.chats import Waited
 from quire.client.api import QuireApi
 from quire.client.chats import WAIT_TIMEOUT_MS, ChatApi
 from quire.client.connection import ServerLink
-from quire.client.errors import ServerInterrupted, ServerUnreachable
+from quire.core.errors import ServerInterrupted, ServerUnreachable
 
 FIRST_BACKOFF = 0.1
 MAX_BACKOFF = 2.0

@@ -26,9 +26,9 @@ from quire.api.chats import (
     StopCount,
     Waited,
 )
-from quire.client.answers import NoSuchEndpoint, parse_answer
+from quire.client.answers import parse_answer
 from quire.client.api import QuireApi, _without_none
-from quire.client.errors import ServerFailed
+from quire.core.errors import NoSuchEndpoint, ServerFailed
 
 WAIT_TIMEOUT_MS: Final = (1_000, 600_000, 600_000)
 """How long one wait may block: least, most and default, in milliseconds."""

@@ -16,7 +16,7 @@ import httpx
 
 from quire.client.api import QuireApi
 from quire.client.autostart import NoStarter, Starter
-from quire.client.errors import ServerUnreachable
+from quire.core.errors import ServerUnreachable
 from quire.core.server_info import ServerInfo
 from quire.settings.server_file import Found, discover, is_process_alive, server_file
 

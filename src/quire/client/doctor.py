@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from quire.client.api import QuireApi
-from quire.client.errors import TokenRefused
-from quire.core.errors import QuireError
+from quire.core.errors import QuireError, TokenRefused
 from quire.core.state import sessions_folder
 from quire.settings.server_file import Absent, Found, discover, server_file
 

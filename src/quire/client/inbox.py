@@ -57,7 +57,7 @@ def read_piped_document(stream: BinaryIO | None, limit: int = MAX_DOCUMENT_BYTES
     try:
         text = decode_utf8(data)
     except NotUtf8 as err:
-        raise NotUtf8(
+        raise err.with_message(
             err.message.replace("The bytes are", "The document on stdin is", 1)
             + " Nothing was opened."
         ) from None

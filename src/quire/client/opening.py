@@ -15,8 +15,7 @@ from urllib.parse import quote
 import anyio
 
 from quire.client.connection import ServerLink
-from quire.client.errors import ServerFailed
-from quire.core.errors import PathRefused
+from quire.core.errors import PathRefused, ServerFailed
 from quire.core.server_info import ServerInfo
 from quire.core.views import OpenMode
 

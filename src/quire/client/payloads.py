@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from quire.client.errors import ServerFailed
+from quire.core.errors import ServerFailed
 
 JsonObject = Mapping[str, Any]
 

@@ -2,7 +2,9 @@
 
 Messages are read verbatim by people and by agents, so each says what happened and what to
 do next. Transports (CLI, HTTP, MCP) map the classes below to exit codes, statuses and
-``isError`` results; nothing here knows about them.
+``isError`` results; nothing here knows about them. Every class is built from its message
+alone (extra details are keyword arguments with defaults), so a client can rebuild the error a
+server answered from its name, and ``with_message`` copies one with a new message.
 
     QuireError
     ├── InvalidArgument      a caller's argument breaks a rule (empty, out of range, wrong shape)
@@ -15,14 +17,36 @@ do next. Transports (CLI, HTTP, MCP) map the classes below to exit codes, status
     ├── StorageFailed        a read or write failed at the operating system (disk full, EACCES…)
     ├── NotOpen              no document (or no tab of that document) is open in the window
     ├── ReviewNotFound       a review id names no review the caller can see
-    └── ReviewRefused        a review cannot take that action now (it was already decided)
+    ├── ReviewRefused        a review cannot take that action now (it was already decided)
+    ├── AgentNotDetected     an agent's program is not on this machine, so it cannot be connected
+    ├── ServerAlreadyRunning another server holds the state folder
+    ├── ServerUnreachable    (client) no Quire server answers, and none could be started
+    ├── TokenRefused         (client) the server refused the token in server.json (HTTP 401)
+    └── ServerFailed         (client) the server failed without explaining, or answered oddly
+        ├── ServerInterrupted  a bare HTTP 5xx: a server that was stopping; a retry may work
+        └── NoSuchEndpoint     the server does not know the route (an older or newer server)
+
+Two private refinements live beside the code that raises them, because only that code tells
+them apart; clients see them as their parent (the HTTP error body names the parent):
+
+    RequestTooLarge (quire.web.limits)          a FileTooLarge: the request body limit
+    NotAChat        (quire.services.chat.tails) a DocumentInvalid: a note without the chat tag
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+if TYPE_CHECKING:
+    from quire.core.server_info import ServerInfo
+
 
 class QuireError(Exception):
     """Base of every error Quire raises on purpose. ``str(err)`` is the message to show."""
+
+    details: ClassVar[tuple[str, ...]] = ()
+    """The extra attributes the class carries beside its message: keyword arguments of its
+    constructor, each with a default, copied by ``with_message``."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -31,9 +55,27 @@ class QuireError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def with_message(self, message: str) -> Self:
+        """A copy of this error, of the same class and with the same details, saying ``message``.
+
+        For a layer that adds what it knows to an error it passes on: the class (and so the
+        exit code, HTTP status or retry decision) stays what the cause made it.
+        """
+        copy = type(self).__new__(type(self), message)
+        copy.__dict__.update(self.__dict__)
+        copy.args = (message,)
+        copy.message = message
+        return copy
+
+    def detail_values(self) -> dict[str, Any]:
+        """The details (see ``details``) by name, as keyword arguments of the constructor."""
+        return {name: getattr(self, name) for name in self.details}
+
 
 class InvalidArgument(QuireError):
     """An argument breaks a rule; ``argument`` names it when there is one."""
+
+    details = ("argument",)
 
     def __init__(self, message: str, *, argument: str | None = None) -> None:
         super().__init__(message)
@@ -62,6 +104,8 @@ class EditRefused(QuireError):
     ``match_count`` is how many times ``find`` occurs, when the refusal came from searching.
     """
 
+    details = ("match_count",)
+
     def __init__(self, message: str, *, match_count: int | None = None) -> None:
         super().__init__(message)
         self.match_count = match_count
@@ -85,3 +129,38 @@ class ReviewNotFound(QuireError):
 
 class ReviewRefused(QuireError):
     """A review cannot take this action in its current state (it was already decided)."""
+
+
+class AgentNotDetected(QuireError):
+    """The agent's program (or settings folder) is not on this machine; nothing was changed."""
+
+
+class ServerAlreadyRunning(QuireError):
+    """Another server holds the state folder; ``info`` is what its server.json says, if any."""
+
+    details = ("info",)
+
+    def __init__(self, message: str, *, info: ServerInfo | None = None) -> None:
+        super().__init__(message)
+        self.info = info
+
+
+class ServerUnreachable(QuireError):
+    """No Quire server answers: none is running, or it could not be started or reached."""
+
+
+class TokenRefused(QuireError):
+    """The server answered HTTP 401: the token in server.json is stale or not this server's."""
+
+
+class ServerFailed(QuireError):
+    """The server answered with an error it did not explain, or an answer of the wrong shape."""
+
+
+class ServerInterrupted(ServerFailed):
+    """The server answered a bare HTTP 5xx, without Quire's error body: what a request cut off
+    by a server that is stopping (or a proxy in front of one) gets. Retrying may succeed."""
+
+
+class NoSuchEndpoint(ServerFailed):
+    """The server does not know the route (an older or newer server)."""

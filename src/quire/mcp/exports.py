@@ -11,8 +11,7 @@ from typing import Any
 
 import anyio
 
-from quire.client.errors import ServerUnreachable
-from quire.core.errors import NotOpen
+from quire.core.errors import NotOpen, ServerUnreachable
 from quire.markdown.diff import MAX_CONTEXT_LINES, unified_diff
 from quire.markdown.metadata import export_metadata
 from quire.markdown.text import export_text

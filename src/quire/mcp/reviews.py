@@ -16,8 +16,7 @@ from pydantic import MISSING
 
 from quire.api.base import Answer
 from quire.api.reviews import FileAnnotations, ReviewOutcome, ReviewRecord, TaskItem
-from quire.client.errors import ServerUnreachable, TokenRefused
-from quire.core.errors import InvalidArgument, QuireError
+from quire.core.errors import InvalidArgument, QuireError, ServerUnreachable, TokenRefused
 from quire.core.views import REVIEW_TIMEOUT_MS, REVIEW_WAIT_MS
 from quire.fs.safeio import read_document
 from quire.markdown.edits import check_request_size

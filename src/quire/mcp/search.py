@@ -18,7 +18,7 @@ from quire.core.errors import InvalidArgument, PathRefused
 from quire.fs.sandbox import is_dotfile_name
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
-from quire.search.grep import GrepResult, grep_files, unread_note, walk_folder
+from quire.search.grep import MAX_FILES, GrepResult, grep_files, unread_note, walk_folder
 
 LIMIT = (1, 200, 50)
 """How many results one search may return: least, most and default."""
@@ -61,17 +61,31 @@ async def _search_vault(env: ToolEnv, query: str, raw: str, notes: list[str]) ->
     allowed = await env.folders()
     grep = await anyio.to_thread.run_sync(partial(grep_files, walk.files, query, allowed=allowed))
     answer: dict[str, Any] = {"grep": grep, "mode": "grep-disk", "vault": str(resolved)}
-    truncated = walk.depth_cut or walk.file_cap or grep.bytes_cut
+    truncated = walk.depth_cut or walk.file_cap or walk.budget_cut or grep.bytes_cut
     if walk.file_cap:
         notes.append(
-            "The folder holds more Markdown files than one search reads (5,000), so only the "
-            "first 5,000 were searched; pass a smaller folder as vault."
+            f"The folder holds more Markdown files than one search reads ({MAX_FILES:,}), so "
+            f"only the first {MAX_FILES:,} were searched; pass a smaller folder as vault."
+        )
+    if walk.budget_cut:
+        notes.append(
+            f"The walk stopped after reading {walk.max_entries:,} folder entries, so files in "
+            "folders it had not reached were not searched; pass a smaller folder as vault."
         )
     if walk.depth_cut:
         answer["depthCut"] = True
         notes.append(
-            "The folder is nested too deeply: folders more than 16 levels below it were not "
-            "searched. Pass a deeper folder as vault to search them."
+            f"The folder is nested too deeply: folders more than {walk.max_depth} levels below "
+            "it were not searched. Pass a deeper folder as vault to search them."
+        )
+    if walk.unreadable:
+        first = walk.unreadable[0]
+        more = len(walk.unreadable) - 1
+        notes.append(
+            f"The folder {first.path} ({first.reason})"
+            + (f" and {more:,} more" if more else "")
+            + " could not be read, so the files in them were not searched; fix their "
+            "permissions to search them."
         )
     _finish(grep, answer, notes, truncated)
     return answer

@@ -1,15 +1,13 @@
 """A bounded, case-insensitive word search over Markdown files on disk (until the index lands).
 
-Walks a folder by the search rules (Markdown non-dotfiles, no hidden folders, node_modules or
-target, no folder links, 16 levels, 5,000 files) and reads each file through ``quire.fs``;
-files it cannot read are reported, never skipped in silence. Blocking: call it off the loop.
+Walks a folder with the one walker (``quire.fs.walk``: its rules and limits), searches at most
+5,000 of its Markdown documents and reads each file through ``quire.fs``; files it cannot
+read are reported, never skipped in silence. Blocking: call it off the loop.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,19 +15,15 @@ from pathlib import Path
 from quire.core.errors import FileTooLarge, NotUtf8, PathRefused, QuireError
 from quire.fs.folders import AllowedFolders
 from quire.fs.safeio import read_document
-from quire.fs.sandbox import is_document_name, is_dotfile_name
+from quire.fs.sandbox import is_document_name
+from quire.fs.walk import Unreadable, walk_tree
 from quire.markdown.titles import document_title
 
 MAX_FILES = 5000
-"""The most files one walk lists."""
-
-MAX_DEPTH = 16
-"""Folders deeper than this many levels below the searched folder are not entered."""
+"""The most files one search reads."""
 
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
 """The most text one search reads across all files."""
-
-SKIPPED_FOLDERS = frozenset({"node_modules", "target"})
 _LINES_SHOWN = 3
 _LINE_CHARS = 200
 _LEAD_CHARS = 60
@@ -65,11 +59,18 @@ class Unread:
 
 @dataclass
 class Walk:
-    """The files a walk found, and whether a limit cut it short."""
+    """The documents to search under a folder (real paths, each once, by relative path), and
+    what the walk left out: ``file_cap`` past ``MAX_FILES``, ``depth_cut`` and ``budget_cut``
+    by the walker's limits (``max_depth`` levels, ``max_entries`` entries), folders it could
+    not read."""
 
     files: list[Path] = field(default_factory=list)
     depth_cut: bool = False
     file_cap: bool = False
+    budget_cut: bool = False
+    max_depth: int = 0
+    max_entries: int = 0
+    unreadable: list[Unreadable] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -82,41 +83,23 @@ class GrepResult:
     bytes_cut: bool
 
 
-def walk_folder(root: Path, *, max_files: int = MAX_FILES, max_depth: int = MAX_DEPTH) -> Walk:
-    """The Markdown documents under ``root`` by the search rules (see the module doc).
+def walk_folder(root: Path) -> Walk:
+    """The Markdown documents under ``root`` to search, by the one walker's rules.
 
-    A file link is followed and listed by the path it resolves to when that is a Markdown
-    non-dotfile; a link's own name is judged too.
+    A file link inside ``root`` is searched by the real file it names, once however many
+    links name it; only the first ``MAX_FILES`` documents (by relative path) are kept.
     """
-    walk = Walk()
-    seen: set[Path] = set()
-    pending: list[tuple[Path, int]] = [(root, 0)]
-    while pending:
-        folder, depth = pending.pop()
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError:
-            continue
-        for entry in entries:
-            if is_dotfile_name(entry.name):
-                continue
-            if _is_folder(entry):
-                if entry.name in SKIPPED_FOLDERS:
-                    continue
-                if depth + 1 > max_depth:
-                    walk.depth_cut = True
-                    continue
-                pending.append((Path(entry.path), depth + 1))
-                continue
-            found = _document(entry)
-            if found is None or found in seen:
-                continue
-            if len(walk.files) >= max_files:
-                walk.file_cap = True
-                return walk
-            seen.add(found)
-            walk.files.append(found)
-    return walk
+    found = walk_tree(root, keep=is_document_name)
+    files = list(dict.fromkeys(item.target for item in found.files))
+    return Walk(
+        files=files[:MAX_FILES],
+        depth_cut=found.depth_cut,
+        file_cap=len(files) > MAX_FILES,
+        budget_cut=found.budget_cut,
+        max_depth=found.max_depth,
+        max_entries=found.max_entries,
+        unreadable=found.unreadable,
+    )
 
 
 def grep_files(
@@ -169,27 +152,6 @@ def unread_note(unread: list[Unread]) -> str | None:
         f"{files} not searched because {'it' if count == 1 else 'they'} could not be read: "
         f"{named}{tail}. Convert a file that is not UTF-8 to UTF-8 to make it searchable."
     )
-
-
-def _is_folder(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
-
-
-def _document(entry: os.DirEntry[str]) -> Path | None:
-    if not is_document_name(entry.name):
-        return None
-    try:
-        if entry.is_symlink():
-            resolved = Path(os.path.realpath(entry.path, strict=True))
-            if not is_document_name(resolved.name) or not stat.S_ISREG(resolved.stat().st_mode):
-                return None
-            return resolved
-        return Path(entry.path) if entry.is_file(follow_symlinks=False) else None
-    except OSError:
-        return None
 
 
 def _search(path: Path, source: str, needle: str, *, around_match: bool) -> Hit | None:

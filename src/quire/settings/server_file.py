@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from quire.core.errors import FileMissing, QuireError, StorageFailed
+from quire.core.errors import FileMissing, QuireError, ServerAlreadyRunning, StorageFailed
 from quire.core.server_info import ServerInfo, dumps, loads
 from quire.fs.atomic import write_atomic
 from quire.fs.safeio import read_regular_bytes
@@ -28,14 +28,6 @@ SERVER_FILE_NAME = "server.json"
 LOCK_FILE_NAME = "server.lock"
 MAX_SERVER_FILE_BYTES = 64 * 1024
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-class ServerAlreadyRunning(QuireError):
-    """Another server holds the state folder; ``info`` is what its server.json says, if any."""
-
-    def __init__(self, message: str, *, info: ServerInfo | None) -> None:
-        super().__init__(message)
-        self.info = info
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The served folders: which workspace holds a path, and a paginated listing of their documents.
 
-Walks folders with scandir and stat only; it never reads a document's content (``quire.fs``
-does) and never decides which folders are served (the caller passes them in).
+Walks folders through ``quire.fs.walk`` (the one walker and its limits); it never reads a
+document's content and never decides which folders are served (the caller passes them in).
 """
 
 from __future__ import annotations
@@ -10,24 +10,16 @@ import base64
 import binascii
 import json
 import os
-import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from quire.core.errors import InvalidArgument
 from quire.fs.sandbox import is_document_name, resolve_folder
-
-MAX_DEPTH = 32
-"""Folders deeper than this many levels below a workspace are not entered."""
-
-MAX_ENTRIES = 200_000
-"""The most folder entries one listing reads, across every workspace."""
+from quire.fs.walk import Unreadable, walk_tree
 
 PAGE_LIMIT = (1, 1000, 100)
 """How many files one page may hold: least, most and default."""
-
-SKIPPED_FOLDERS = frozenset({"node_modules"})
 
 
 @dataclass(frozen=True)
@@ -57,13 +49,16 @@ class FilePage:
 
 @dataclass
 class _Walk:
-    """What one walk found, and what it could not list."""
+    """What the walks of every workspace found, and what they could not list."""
 
     files: list[WorkspaceFile] = field(default_factory=list)
     entries: int = 0
+    max_entries: int = 0
+    max_depth: int = 0
     depth_cut: bool = False
     budget_cut: bool = False
     undecodable: int = 0
+    unreadable: list[Unreadable] = field(default_factory=list)
 
 
 class Workspaces:
@@ -91,12 +86,14 @@ class Workspaces:
     def list_files(self, cursor: str | None = None, limit: int = PAGE_LIMIT[2]) -> FilePage:
         """One page of every Markdown document (not a dotfile) in the served folders.
 
-        Hidden folders, ``node_modules`` and symlinked folders are not entered; a file symlink
-        is listed when the file it resolves to is a Markdown document. Files are ordered by
+        The folders are walked by ``quire.fs.walk.walk_tree`` (hidden, skipped and symlinked
+        folders are not entered; a file symlink is listed when it resolves to a Markdown
+        document inside its workspace). Files are ordered by
         workspace, then by relative path, so a cursor (from ``next_cursor``) picks up after the
         last file of its page even when files were added or removed meanwhile. A walk that has
         to stop (past ``MAX_ENTRIES`` entries, or folders deeper than ``MAX_DEPTH``) says so
-        with ``truncated`` and a ``note``; file names that are not UTF-8 are counted there too.
+        with ``truncated`` and a ``note``; names that are not UTF-8 and folders that cannot be
+        read are counted there too.
         Blocking: call it from a worker thread. Raises InvalidArgument for a bad cursor or limit.
         """
         low, high, _ = PAGE_LIMIT
@@ -140,7 +137,23 @@ class Workspaces:
             if walk.budget_cut:
                 break
             nested = tuple(other for other in self._folders if other != folder)
-            _walk_folder(folder, folder, 0, nested, walk)
+            found = walk_tree(folder, keep=is_document_name, exclude=nested, spent=walk.entries)
+            walk.files.extend(
+                WorkspaceFile(
+                    path=item.path,
+                    workspace=folder,
+                    rel_path=item.rel_path,
+                    mtime_ms=item.info.st_mtime_ns // 1_000_000,
+                    size=item.info.st_size,
+                )
+                for item in found.files
+            )
+            walk.entries = found.entries
+            walk.max_entries, walk.max_depth = found.max_entries, found.max_depth
+            walk.budget_cut = found.budget_cut
+            walk.depth_cut = walk.depth_cut or found.depth_cut
+            walk.undecodable += len(found.undecodable)
+            walk.unreadable.extend(found.unreadable)
         order = {folder: index for index, folder in enumerate(self._folders)}
         return sorted(walk.files, key=lambda item: (order[item.workspace], item.rel_path)), walk
 
@@ -170,76 +183,6 @@ class Workspaces:
         return position, rel_path
 
 
-def _walk_folder(
-    workspace: Path, folder: Path, depth: int, nested: tuple[Path, ...], walk: _Walk
-) -> None:
-    for entry in _entries(folder, walk):
-        name = entry.name
-        if name.startswith("."):
-            continue
-        if not _is_utf8(name):
-            walk.undecodable += 1
-            continue
-        path = Path(entry.path)
-        if _is_real_folder(entry):
-            if name in SKIPPED_FOLDERS or path in nested:
-                continue
-            if depth >= MAX_DEPTH:
-                walk.depth_cut = True
-                continue
-            _walk_folder(workspace, path, depth + 1, nested, walk)
-        elif is_document_name(name):
-            listed = _document(workspace, path)
-            if listed is not None:
-                walk.files.append(listed)
-
-
-def _entries(folder: Path, walk: _Walk) -> Iterator[os.DirEntry[str]]:
-    try:
-        with os.scandir(folder) as scan:
-            for entry in scan:
-                if walk.entries >= MAX_ENTRIES:
-                    walk.budget_cut = True
-                    return
-                walk.entries += 1
-                yield entry
-    except OSError:
-        # A folder that vanished or cannot be read has no documents to list.
-        return
-
-
-def _is_real_folder(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
-
-
-def _document(workspace: Path, path: Path) -> WorkspaceFile | None:
-    try:
-        target = Path(os.path.realpath(path, strict=True))
-        info = target.stat()
-    except (OSError, RuntimeError):
-        return None
-    if not stat.S_ISREG(info.st_mode) or not is_document_name(target.name):
-        return None
-    return WorkspaceFile(
-        path=path,
-        workspace=workspace,
-        rel_path=path.relative_to(workspace).as_posix(),
-        mtime_ms=info.st_mtime_ns // 1_000_000,
-        size=info.st_size,
-    )
-
-
-def _is_utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _encode_cursor(last: WorkspaceFile) -> str:
     raw = json.dumps([str(last.workspace), last.rel_path], ensure_ascii=False)
     return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
@@ -249,13 +192,21 @@ def _note(walk: _Walk) -> str | None:
     parts: list[str] = []
     if walk.budget_cut:
         parts.append(
-            f"The listing stopped after reading {MAX_ENTRIES:,} folder entries, so files in "
+            f"The listing stopped after reading {walk.max_entries:,} folder entries, so files in "
             "folders it had not reached yet are missing; serve a smaller folder to list them all."
         )
     if walk.depth_cut:
         parts.append(
-            f"Folders nested more than {MAX_DEPTH} levels below a workspace were not entered, "
-            "so the files in them are missing."
+            f"Folders nested more than {walk.max_depth} levels below a workspace were not "
+            "entered, so the files in them are missing."
+        )
+    if walk.unreadable:
+        first = walk.unreadable[0]
+        more = len(walk.unreadable) - 1
+        others = f" and {more:,} more" if more else ""
+        parts.append(
+            f"The folder {first.path} ({first.reason}){others} could not be read, so the files "
+            "in them are missing; fix their permissions to list them."
         )
     if walk.undecodable:
         parts.append(

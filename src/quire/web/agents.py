@@ -17,10 +17,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from quire.api.agents import ConnectBody, HookBody
+from quire.core.errors import AgentNotDetected
 from quire.services.agents import roster
 from quire.services.agents.machine import Machine, machine_for
 from quire.services.agents.overview import overview, overview_data
-from quire.services.agents.results import AgentNotDetected, Outcome
+from quire.services.agents.results import Outcome
 from quire.web.arguments import query_args, read_body
 from quire.web.errors import error_response
 

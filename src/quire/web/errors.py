@@ -32,6 +32,15 @@ STATUS: Final[dict[type[errors.QuireError], int]] = {
     errors.NotOpen: 409,
     errors.ReviewNotFound: 404,
     errors.ReviewRefused: 409,
+    errors.AgentNotDetected: 409,
+    errors.ServerAlreadyRunning: 409,
+    # Raised by a client of a Quire server; one that reached a handler means this server
+    # asked another that failed, so it answers as a gateway would.
+    errors.ServerUnreachable: 502,
+    errors.TokenRefused: 502,
+    errors.ServerFailed: 502,
+    errors.ServerInterrupted: 502,
+    errors.NoSuchEndpoint: 502,
 }
 """The HTTP status of each QuireError class; a subclass takes its nearest listed ancestor's."""
 
@@ -78,7 +87,8 @@ def status_of(error: errors.QuireError) -> int:
 def error_type(error: errors.QuireError) -> str:
     """The name clients see: the error's nearest class in the one exception tree.
 
-    A private subclass (the body limit's RequestTooLarge) shows as its public parent.
+    A private refinement (the body limit's RequestTooLarge, the chat tail's NotAChat) shows
+    as its public parent.
     """
     for cls in type(error).__mro__:
         if cls.__module__ == errors.__name__:

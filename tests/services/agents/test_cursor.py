@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from quire.core.errors import AgentNotDetected
 from quire.services.agents import cursor
 from quire.services.agents.machine import Machine
-from quire.services.agents.results import AgentNotDetected
 from tests.support.agent_shims import make_program
 
 OTHERS = {

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from quire.core.errors import AgentNotDetected
 from quire.services.agents import mcp_cli
 from quire.services.agents.claude import CLAUDE
 from quire.services.agents.claude import parse_get as parse_claude
@@ -15,7 +16,6 @@ from quire.services.agents.codex import parse_get as parse_codex
 from quire.services.agents.machine import Machine
 from quire.services.agents.mcp_cli import McpCli
 from quire.services.agents.registration import Found
-from quire.services.agents.results import AgentNotDetected
 from tests.support.agent_shims import FakeAgent, install_fake, make_program
 
 GET = {"claude": ["mcp", "get", "quire"], "codex": ["mcp", "get", "quire", "--json"]}

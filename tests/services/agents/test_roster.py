@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from quire.core.errors import InvalidArgument
+from quire.core.errors import AgentNotDetected, InvalidArgument
 from quire.services.agents import commands, roster
 from quire.services.agents.commands import run_agent
 from quire.services.agents.detection import detect, has_program_or_folder
 from quire.services.agents.machine import Machine
 from quire.services.agents.overview import overview, overview_data
-from quire.services.agents.results import AGENT_IDS, AgentNotDetected
+from quire.services.agents.results import AGENT_IDS
 from tests.support.agent_shims import install_fake, make_program
 
 

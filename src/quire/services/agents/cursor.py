@@ -12,11 +12,12 @@ import shlex
 from pathlib import Path
 from typing import Any, assert_never
 
+from quire.core.errors import AgentNotDetected
 from quire.services.agents.detection import detect
 from quire.services.agents.jsonfile import JsonFile, json_kind, read_json_object, write_json_object
 from quire.services.agents.machine import Machine
 from quire.services.agents.registration import MCP_ARGS, SERVER_NAME, Found, absent, judge_found
-from quire.services.agents.results import AgentNotDetected, Outcome, Registration
+from quire.services.agents.results import Outcome, Registration
 
 NAME = "Cursor"
 SERVERS_KEY = "mcpServers"

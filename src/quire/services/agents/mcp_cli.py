@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import assert_never
 
+from quire.core.errors import AgentNotDetected
 from quire.services.agents.commands import Ran, run_agent
 from quire.services.agents.detection import detect
 from quire.services.agents.machine import Machine
 from quire.services.agents.registration import MCP_ARGS, Found, absent, judge_found
-from quire.services.agents.results import AgentId, AgentNotDetected, Outcome, Registration
+from quire.services.agents.results import AgentId, Outcome, Registration
 
 _NOT_FOUND_MARK = "no mcp server"
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from quire.core.errors import QuireError
-
 AgentId = Literal["claude-code", "codex", "cursor"]
 AGENT_IDS: tuple[AgentId, ...] = ("claude-code", "codex", "cursor")
 
@@ -16,10 +14,6 @@ State = Literal["connected", "other", "stale", "absent"]
 """``connected``: runs this Quire's MCP server. ``other``: something else Quire keeps (another
 program, or a file it will not touch). ``stale``: runs a program that is gone. ``absent``: no
 ``quire`` server yet."""
-
-
-class AgentNotDetected(QuireError):
-    """The agent's program (or settings folder) is not on this machine; nothing was changed."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Literal, Self
 
 import anyio
 
-from quire.core.errors import NotOpen, QuireError, StorageFailed
+from quire.core.errors import NotOpen, QuireError
 from quire.core.views import OWNER, document_id
 from quire.db import buffers
 from quire.db.engine import Database
@@ -375,11 +375,7 @@ class LiveDocuments:
                 f"{what} to the live document but not saved to '{live.path}': {exc} The "
                 "document keeps the change; save again once the cause is fixed."
             )
-            try:
-                error = type(exc)(message)
-            except TypeError:
-                error = StorageFailed(message)
-            raise error from exc
+            raise exc.with_message(message) from exc
 
     async def _on_file_changes(self, changes: list[FileChange]) -> None:
         by_path = {live.path: live for live in self._documents.values()}

@@ -1,0 +1,222 @@
+"""The one folder walker: every file under a root by the path rules, with one set of limits.
+
+Pure traversal with scandir and stat: it never opens a file (``safeio`` reads them) and never
+decides which roots are walked. The file tree, search and every later feature walk through it,
+so one folder is walked the same way whoever asks. What it could not read or left out is in
+the result, never dropped in silence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_DEPTH = 32
+"""Folders deeper than this many levels below the root are not entered."""
+
+MAX_ENTRIES = 200_000
+"""The most folder entries one listing reads (files, folders and links alike), across every
+root it walks."""
+
+SKIPPED_FOLDERS = frozenset({"node_modules", "target"})
+"""Folders never entered: dependency and build output, holding no one's notes."""
+
+_GONE = (errno.ENOENT, errno.ENOTDIR)
+
+
+@dataclass(frozen=True)
+class WalkedFile:
+    """A file the walk kept: its path as reached under the root (a link is not resolved), its
+    path relative to the root, the real file it names, and that file's stat."""
+
+    path: Path
+    rel_path: str
+    target: Path
+    info: os.stat_result
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A folder the walk could not list, and the operating system's reason."""
+
+    path: Path
+    reason: str
+
+
+@dataclass
+class Walk:
+    """What one walk found, in order of ``rel_path``, and everything it left out and why.
+
+    ``too_deep``: folders not entered because of ``MAX_DEPTH``; ``links_out``: file links that
+    name nothing, loop, or lead out of the root (or into a hidden or skipped folder);
+    ``undecodable``: names that are not UTF-8 text; ``budget_cut``: the walk stopped after
+    ``max_entries`` entries (``entries`` counts them, with what earlier walks spent).
+    ``max_depth`` and ``max_entries`` are the limits it used.
+    """
+
+    root: Path
+    max_depth: int
+    max_entries: int
+    files: list[WalkedFile] = field(default_factory=list)
+    unreadable: list[Unreadable] = field(default_factory=list)
+    too_deep: list[Path] = field(default_factory=list)
+    links_out: list[Path] = field(default_factory=list)
+    undecodable: list[Path] = field(default_factory=list)
+    entries: int = 0
+    budget_cut: bool = False
+
+    @property
+    def depth_cut(self) -> bool:
+        """Whether some folder was not entered because it lies too deep."""
+        return bool(self.too_deep)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether a limit left files out (the entry budget or the depth)."""
+        return self.budget_cut or self.depth_cut
+
+
+def walk_tree(
+    root: Path,
+    *,
+    keep: Callable[[str], bool],
+    exclude: Collection[Path] = (),
+    spent: int = 0,
+) -> Walk:
+    """Every file under ``root`` whose name passes ``keep``, by the path rules.
+
+    Dotfiles and dot folders are left out, ``SKIPPED_FOLDERS`` and the folders in ``exclude``
+    (real paths) are not entered, and neither is a folder link, so a link loop cannot trap the
+    walk. A file link is kept, under its own path, when its own name and the real file's name
+    pass ``keep`` and that file is a regular file inside the root, outside hidden and skipped
+    folders. A folder deeper than ``MAX_DEPTH`` is not entered, and the walk stops after
+    ``MAX_ENTRIES`` entries. A file or folder that vanishes during the walk is left out; a
+    folder that cannot be listed is reported in ``unreadable``. Files come ordered by relative
+    path whatever order the file system lists them in (only which entries a walk cut by the
+    budget had read depends on that order). A listing that walks several roots
+    passes the entries its earlier walks read as ``spent``, so ``MAX_ENTRIES`` bounds it whole.
+    Blocking: call it from a worker thread.
+    """
+    real_root = Path(os.path.realpath(root))
+    walk = Walk(root=root, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES, entries=spent)
+    skipped = {Path(os.path.realpath(folder)) for folder in exclude}
+    seen: set[tuple[int, int]] = set()
+    with contextlib.suppress(OSError):
+        info = real_root.stat()
+        seen.add((info.st_dev, info.st_ino))
+    pending: list[tuple[Path, str, int]] = [(root, "", 0)]
+    while pending and not walk.budget_cut:
+        folder, rel, depth = pending.pop()
+        children: list[tuple[Path, str, int]] = []
+        for entry in _entries(folder, walk):
+            name = entry.name
+            if name.startswith("."):
+                continue
+            path = Path(entry.path)
+            if not _is_utf8(name):
+                walk.undecodable.append(path)
+                continue
+            child_rel = f"{rel}/{name}" if rel else name
+            if _is_folder(entry):
+                if name in SKIPPED_FOLDERS or real_root / child_rel in skipped:
+                    continue
+                if depth >= walk.max_depth:
+                    walk.too_deep.append(path)
+                    continue
+                identity = _identity(entry)
+                if identity is None or identity in seen:
+                    continue
+                seen.add(identity)
+                children.append((path, child_rel, depth + 1))
+            elif keep(name):
+                found = _file(entry, path, child_rel, real_root, keep, walk)
+                if found is not None:
+                    walk.files.append(found)
+        pending.extend(sorted(children, key=lambda child: child[1], reverse=True))
+    walk.files.sort(key=lambda found: found.rel_path)
+    return walk
+
+
+def _entries(folder: Path, walk: Walk) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as scan:
+            listed: list[os.DirEntry[str]] = []
+            for entry in scan:
+                if walk.entries >= walk.max_entries:
+                    walk.budget_cut = True
+                    break
+                walk.entries += 1
+                listed.append(entry)
+    except OSError as exc:
+        if exc.errno not in _GONE:
+            walk.unreadable.append(Unreadable(folder, exc.strerror or str(exc)))
+        return
+    yield from sorted(listed, key=lambda entry: entry.name)
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _identity(entry: os.DirEntry[str]) -> tuple[int, int] | None:
+    """The folder's device and inode (a bind mount can show one folder twice), or None."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _file(
+    entry: os.DirEntry[str],
+    path: Path,
+    rel: str,
+    real_root: Path,
+    keep: Callable[[str], bool],
+    walk: Walk,
+) -> WalkedFile | None:
+    is_link = False
+    try:
+        is_link = entry.is_symlink()
+        if not is_link:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            return WalkedFile(path, rel, real_root / rel, info)
+        target = Path(os.path.realpath(path, strict=True))
+        info = target.stat()
+    except FileNotFoundError:
+        if is_link:
+            walk.links_out.append(path)
+        return None
+    except (OSError, RuntimeError):
+        # A link loop (ELOOP), or a file that cannot be looked at: nothing to list.
+        walk.links_out.append(path)
+        return None
+    if not (stat.S_ISREG(info.st_mode) and keep(target.name) and _is_inside(target, real_root)):
+        walk.links_out.append(path)
+        return None
+    return WalkedFile(path, rel, target, info)
+
+
+def _is_inside(target: Path, real_root: Path) -> bool:
+    if not target.is_relative_to(real_root):
+        return False
+    parts = target.relative_to(real_root).parts[:-1]
+    return not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in parts)
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
