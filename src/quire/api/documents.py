@@ -78,9 +78,9 @@ def _absent(value: object) -> bool:
 
 
 class OpenedDocument(Answer):
-    """The answer of ``POST /api/documents/open``: the document the window opened and shows.
+    """The answer of `POST /api/documents/open`: the document the window opened and shows.
 
-    ``browser_connected`` says whether a browser window of the user listens for events (None
+    `browserConnected` says whether a browser window of the user listens for events (None
     from a server that does not say)."""
 
     opened: bool = True
@@ -92,7 +92,7 @@ class OpenedDocument(Answer):
 
 class CurrentDocument(Answer):
     """The open document's live text, unsaved edits included. With no document open it is
-    ``{path: null, content: ""}``: ``docId`` and ``dirty`` are left out."""
+    `{path: null, content: ""}`: `docId` and `dirty` are left out."""
 
     path: str | None
     content: str
@@ -117,8 +117,8 @@ class Candidate(Answer):
 
 
 class StreamPreview(Ok):
-    """A previewed find/replace (``applied`` false), or one applied at once (``applied`` true,
-    an empty diff, an ``editId`` that names no preview). ``candidates`` is null for one
+    """A previewed find/replace (`applied` false), or one applied at once (`applied` true,
+    an empty diff, an `editId` that names no preview). `candidates` is null for one
     match."""
 
     edit_id: str
@@ -157,14 +157,14 @@ class RenderedTexts(Answer):
 
 class RenderedDocument(Rendered):
     """The Read view of an open document: its live text rendered, whether it has unsaved
-    edits, and whether only its beginning was rendered (``partial``)."""
+    edits, and whether only its beginning was rendered (`partial`)."""
 
     dirty: bool
     partial: bool
 
 
 class Conflict(Answer):
-    """The live text (``mine``) and the file's text on disk (``disk``) that differ."""
+    """The live text (`mine`) and the file's text on disk (`disk`) that differ."""
 
     mine: str
     disk: str
@@ -180,7 +180,7 @@ class DocumentState(Answer):
 
 
 class TaskToggled(Ok):
-    """A task checkbox set: ``changed`` is false when it already had that state."""
+    """A task checkbox set: `changed` is false when it already had that state."""
 
     changed: bool
 
