@@ -298,3 +298,65 @@ async def test_without_a_transport_an_http_server_is_reached_over_kept_alive_soc
     assert requests[0].startswith(b"GET /api/documents/current HTTP/1.1\r\n")
     assert b"\r\nX-Quire-Agent: test-agent" in requests[0]
     assert f"\r\nHost: 127.0.0.1:{port}".encode() in requests[0]
+
+
+async def _open(api: QuireApi) -> object:
+    return await api.open("/w/a.md")
+
+
+async def _current(api: QuireApi) -> object:
+    return await api.current()
+
+
+async def _edit(api: QuireApi) -> object:
+    return await api.edit("a", "b", save=False, path=None)
+
+
+async def _preview(api: QuireApi) -> object:
+    return await api.stream_edit("a", "b", preview=True, preview_lines=5, path=None)
+
+
+async def _apply(api: QuireApi) -> object:
+    return await api.stream_edit_apply("a", "b", edit_id=None, match_index=0, save=False, path=None)
+
+
+async def _set_content(api: QuireApi) -> object:
+    return await api.set_content("text", save=False)
+
+
+_CANDIDATE_WITHOUT_LINE = {"matchIndex": 0, "diff": "", "rank": 1}
+
+
+@pytest.mark.parametrize(
+    ("call", "answer", "named"),
+    [
+        (_open, {"opened": True, "path": "/w/a.md", "view": "edit"}, "field `docId`"),
+        (_open, {"path": "/w/a.md", "docId": "d", "view": "zen"}, "field `view`"),
+        (_current, {"path": 3, "content": ""}, "field `path`"),
+        (_current, {"path": "/w/a.md"}, "field `content`"),
+        (_edit, {"ok": True}, "field `replaced`"),
+        (
+            _preview,
+            {
+                "editId": "e",
+                "diff": "",
+                "candidates": [_CANDIDATE_WITHOUT_LINE],
+                "matchCount": 2,
+                "applied": False,
+            },
+            "field `candidates.0.startLine`",
+        ),
+        (_apply, {"ok": True, "replaced": 1}, "field `matchIndex`"),
+        (_set_content, [1], "field `(the whole answer)`"),
+    ],
+)
+async def test_an_answer_of_the_wrong_shape_is_refused_naming_the_field(
+    call: Any, answer: object, named: str
+) -> None:
+    api = make_api(lambda request: httpx.Response(200, json=answer))
+    with pytest.raises(ServerFailed) as caught:
+        await call(api)
+    await api.aclose()
+    message = str(caught.value)
+    assert named in message
+    assert "Update Quire so the server and this client are the same version" in message

@@ -12,9 +12,9 @@ import anyio
 import httpx
 import pytest
 
+from quire.api.documents import OpenedDocument
 from quire.client.connection import ServerLink
 from quire.client.opening import not_served_message, show_document, window_url
-from quire.client.payloads import opened
 from quire.client.refused_token import token_refused_message
 from quire.core.errors import PathRefused, ServerFailed, TokenRefused
 from quire.core.server_info import ServerInfo, dumps
@@ -156,5 +156,5 @@ def test_the_refusal_quotes_folders_for_a_shell() -> None:
 
 def test_an_open_answer_without_the_browser_field_leaves_it_unknown() -> None:
     answer = {"opened": True, "path": "/w/a.md", "docId": "d", "view": "read"}
-    assert opened(answer).browser_connected is None
-    assert opened({**answer, "browserConnected": False}).browser_connected is False
+    assert OpenedDocument.parse(answer).browser_connected is None
+    assert OpenedDocument.parse({**answer, "browserConnected": False}).browser_connected is False

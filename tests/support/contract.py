@@ -40,14 +40,20 @@ def check_answer(response: httpx.Response) -> None:
     if response.status_code != 200:
         return
     operation = operation_of(response.request.method, response.request.url.path)
-    if operation is None or operation.answer is None:
+    if operation is None or not operation.answers:
         return
-    try:
-        operation.answer.parse(response.json())
-    except AnswerMismatch as err:
-        raise AssertionError(
-            f"{operation.method} {operation.path} answered off-contract: {err}"
-        ) from None
+    mismatches: list[AnswerMismatch] = []
+    for model in operation.answers:
+        try:
+            model.parse(response.json())
+        except AnswerMismatch as err:
+            mismatches.append(err)
+        else:
+            return
+    raise AssertionError(
+        f"{operation.method} {operation.path} answered off-contract: "
+        + "; ".join(str(err) for err in mismatches)
+    )
 
 
 async def check_answer_hook(response: httpx.Response) -> None:

@@ -9,6 +9,7 @@ from starlette.routing import Mount, Route
 
 from quire.api.operations import OPERATIONS
 from quire.web.openapi import openapi_document, route_table
+from tests.support.contract import check_answer
 from tests.web.conftest import AUTH
 
 pytestmark = pytest.mark.anyio
@@ -114,3 +115,24 @@ def test_routes_inside_mounts_are_listed_without_converters() -> None:
         ("GET", "/api/x/{item}"),
         ("POST", "/api/x/{item}"),
     ]
+
+
+async def test_an_operation_with_several_answer_shapes_documents_each(app: Starlette) -> None:
+    document = openapi_document(app.routes)
+    answer = document["paths"]["/api/render"]["post"]["responses"]["200"]["content"]
+    assert answer["application/json"]["schema"] == {
+        "oneOf": [
+            {"$ref": "#/components/schemas/Rendered"},
+            {"$ref": "#/components/schemas/RenderedTexts"},
+        ]
+    }
+
+
+def test_the_contract_check_takes_any_of_an_operations_shapes() -> None:
+    request = httpx.Request("POST", "http://127.0.0.1/api/render")
+    texts = httpx.Response(200, json={"items": []}, request=request)
+    check_answer(texts)
+    other = httpx.Response(200, json={"html": 1}, request=request)
+    with pytest.raises(AssertionError, match="field `html` of Rendered") as caught:
+        check_answer(other)
+    assert "field `items` of RenderedTexts" in str(caught.value)

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from quire.services import rendering
 from quire.services.app import AppServices
 from quire.settings.model import Settings
 from quire.web import preview, static_files
@@ -108,9 +109,9 @@ async def test_rendering_the_same_text_again_is_remembered(
     doc_id = await open_doc(client, doc)
     url = f"/api/documents/render?docId={doc_id}"
     first = (await client.get(url, headers=AUTH)).json()
-    hits = preview.rendered.cache_info().hits
+    hits = rendering.remembered.cache_info().hits
     assert (await client.get(url, headers=AUTH)).json() == first
-    assert preview.rendered.cache_info().hits == hits + 1
+    assert rendering.remembered.cache_info().hits == hits + 1
     edit = {"find": "# Title", "replace": "# Retitled"}
     assert (await client.post("/api/documents/edit", json=edit, headers=AUTH)).status_code == 200
     assert "Retitled" in (await client.get(url, headers=AUTH)).json()["html"]

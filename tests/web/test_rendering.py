@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from quire.markdown.render import render
-from quire.web.rendering import MAX_TEXTS
+from quire.services.rendering import MAX_TEXTS
 from tests.web.conftest import AUTH
 
 pytestmark = pytest.mark.anyio

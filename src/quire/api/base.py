@@ -23,7 +23,8 @@ class Answer(BaseModel):
     """An answer of the server: camelCase on the wire, frozen, every field typed.
 
     Fields are named in snake_case in Python; ``dump`` writes them under their camelCase
-    aliases. Unknown fields are ignored when parsing, so a newer server can add one.
+    aliases. Unknown fields are ignored when parsing, so a newer server can add one. A field
+    left out of the answer when it has no value says so with ``exclude_if``.
     """
 
     model_config = ConfigDict(
@@ -33,6 +34,8 @@ class Answer(BaseModel):
         serialize_by_alias=True,
         validate_by_name=True,
         validate_by_alias=True,
+        # A field with a default is still always sent, so its schema says it is there.
+        json_schema_serialization_defaults_required=True,
     )
 
     def dump(self) -> dict[str, Any]:

@@ -1,14 +1,17 @@
 """The open document's requests and answers: open, current text, edits, previews, saves, render.
 
-Models only: the server reads and dumps them, the client builds and parses them.
+Models only: the server reads and dumps them, the client builds and parses them, and the MCP
+tools' output schemas are generated from them.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from quire.api.base import StrictBody
-from quire.core.views import OpenMode
+from pydantic import Field
+
+from quire.api.base import Answer, Ok, StrictBody
+from quire.core.views import OpenMode, View
 
 
 class RenderBody(StrictBody):
@@ -65,3 +68,124 @@ class ContentBody(StrictBody):
 
 class SaveBody(StrictBody):
     path: str | None = None
+
+
+# Answers
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class OpenedDocument(Answer):
+    """The answer of `POST /api/documents/open`: the document the window opened and shows.
+
+    `browserConnected` says whether a browser window of the user listens for events (None
+    from a server that does not say)."""
+
+    opened: bool = True
+    path: str
+    doc_id: str
+    view: View
+    browser_connected: bool | None = None
+
+
+class CurrentDocument(Answer):
+    """The open document's live text, unsaved edits included. With no document open it is
+    `{path: null, content: ""}`: `docId` and `dirty` are left out."""
+
+    path: str | None
+    content: str
+    doc_id: str | None = Field(default=None, exclude_if=_absent)
+    dirty: bool | None = Field(default=None, exclude_if=_absent)
+
+
+class Replaced(Ok):
+    """An edit that replaced one occurrence."""
+
+    replaced: int
+
+
+class Candidate(Answer):
+    """One occurrence of a previewed find/replace: its 0-based index, the line it starts on,
+    the diff of replacing it alone, and its rank (1 is the one to prefer)."""
+
+    match_index: int
+    start_line: int
+    diff: str
+    rank: int
+
+
+class StreamPreview(Ok):
+    """A previewed find/replace (`applied` false), or one applied at once (`applied` true,
+    an empty diff, an `editId` that names no preview). `candidates` is null for one
+    match."""
+
+    edit_id: str
+    diff: str
+    candidates: list[Candidate] | None
+    match_count: int
+    applied: bool
+
+
+class AppliedPreview(Replaced):
+    """A previewed find/replace applied: which occurrence (0-based) was replaced."""
+
+    match_index: int
+
+
+class Saved(Ok):
+    """The open document written to its file."""
+
+    path: str
+
+
+class Rendered(Answer):
+    """Markdown as the shared renderer's sanitised HTML, and what the client must load to
+    finish it (snake_case keys: the browser reads them so)."""
+
+    html: str
+    has_math: bool = Field(alias="has_math")
+    has_mermaid: bool = Field(alias="has_mermaid")
+
+
+class RenderedTexts(Answer):
+    """Several Markdown texts rendered, in the order they were sent."""
+
+    items: list[Rendered]
+
+
+class RenderedDocument(Rendered):
+    """The Read view of an open document: its live text rendered, whether it has unsaved
+    edits, and whether only its beginning was rendered (`partial`)."""
+
+    dirty: bool
+    partial: bool
+
+
+class Conflict(Answer):
+    """The live text (`mine`) and the file's text on disk (`disk`) that differ."""
+
+    mine: str
+    disk: str
+
+
+class DocumentState(Answer):
+    """Whether an open document has unsaved edits, and its conflict with the file (or null)."""
+
+    doc_id: str
+    path: str
+    dirty: bool
+    conflict: Conflict | None
+
+
+class TaskToggled(Ok):
+    """A task checkbox set: `changed` is false when it already had that state."""
+
+    changed: bool
+
+
+class ConflictResolved(Ok):
+    """A conflict ended: whether the document now has unsaved edits."""
+
+    dirty: bool

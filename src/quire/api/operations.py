@@ -36,6 +36,14 @@ class Operation:
     answer: type[Answer] | None = None
     """The model of a 200 answer; None for an answer that is not JSON (``media`` says what)."""
     media: str = "application/json"
+    other_answers: tuple[type[Answer], ...] = ()
+    """Further shapes a 200 answer may have, chosen by the request (``/api/render``: one text
+    or a list of them)."""
+
+    @property
+    def answers(self) -> tuple[type[Answer], ...]:
+        """Every model a 200 answer may have, ``answer`` first."""
+        return () if self.answer is None else (self.answer, *self.other_answers)
 
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -43,29 +51,33 @@ OPERATIONS: tuple[Operation, ...] = (
               public=True, answer=Ok),
     Operation("GET", "/api/openapi.json", "This description of the API", "server"),
     Operation("POST", "/api/documents/open", "Open a file in the window", "documents",
-              documents.OpenBody),
-    Operation("GET", "/api/documents/current", "The open document's live text", "documents"),
+              documents.OpenBody, answer=documents.OpenedDocument),
+    Operation("GET", "/api/documents/current", "The open document's live text", "documents",
+              answer=documents.CurrentDocument),
     Operation("POST", "/api/documents/edit", "Replace one exact occurrence", "documents",
-              documents.EditBody),
+              documents.EditBody, answer=documents.Replaced),
     Operation("POST", "/api/documents/stream-edit", "Preview a find/replace", "documents",
-              documents.StreamEditBody),
+              documents.StreamEditBody, answer=documents.StreamPreview),
     Operation("POST", "/api/documents/stream-edit-apply", "Apply a previewed find/replace",
-              "documents", documents.ApplyBody),
+              "documents", documents.ApplyBody, answer=documents.AppliedPreview),
     Operation("POST", "/api/documents/set-content", "Replace the whole text", "documents",
-              documents.ContentBody),
+              documents.ContentBody, answer=Ok),
     Operation("POST", "/api/documents/save", "Save the open document", "documents",
-              documents.SaveBody),
+              documents.SaveBody, answer=documents.Saved),
     Operation("GET", "/api/documents/render", "The Read view's HTML of an open document",
               "documents", query=(Query("docId", "string", "The open tab's docId.", True),
-                                  Query("part", "string", "head: a long document's start."))),
+                                  Query("part", "string", "head: a long document's start.")),
+              answer=documents.RenderedDocument),
     Operation("GET", "/api/documents/state", "Unsaved edits and conflict of an open document",
-              "documents", query=(Query("docId", "string", "The open tab's docId.", True),)),
+              "documents", query=(Query("docId", "string", "The open tab's docId.", True),),
+              answer=documents.DocumentState),
     Operation("POST", "/api/documents/toggle-task", "Tick or clear a task checkbox",
-              "documents", documents.ToggleTaskBody),
+              "documents", documents.ToggleTaskBody, answer=documents.TaskToggled),
     Operation("POST", "/api/documents/resolve-conflict", "Keep your text or the file's",
-              "documents", documents.ResolveConflictBody),
+              "documents", documents.ResolveConflictBody, answer=documents.ConflictResolved),
     Operation("POST", "/api/render", "Any Markdown text as sanitised HTML", "documents",
-              documents.RenderBody),
+              documents.RenderBody, answer=documents.Rendered,
+              other_answers=(documents.RenderedTexts,)),
     Operation("GET", "/api/window", "The window state", "window"),
     Operation("POST", "/api/window/present", "Present a document", "window", windows.PresentBody),
     Operation("POST", "/api/window/leave-present", "Leave present mode", "window",

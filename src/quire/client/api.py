@@ -18,10 +18,18 @@ from urllib.parse import quote
 import httpx
 import pydantic_core
 
+from quire.api.base import Ok
+from quire.api.documents import (
+    AppliedPreview,
+    CurrentDocument,
+    OpenedDocument,
+    Replaced,
+    StreamPreview,
+)
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
 from quire.client import payloads
 from quire.client.answers import decode_answer, error_from_answer, parse_answer
-from quire.client.payloads import CurrentDocument, FilePage, Opened, RecentDocument, StreamPreview
+from quire.client.payloads import FilePage, RecentDocument
 from quire.client.refused_token import token_refused_message
 from quire.client.wire import (
     AnswerTooLarge,
@@ -116,19 +124,24 @@ class QuireApi:
             return False
         return response.status_code == httpx.codes.OK
 
-    async def open(self, path: str, mode: str | None = None, line: int | None = None) -> Opened:
+    async def open(
+        self, path: str, mode: str | None = None, line: int | None = None
+    ) -> OpenedDocument:
         """Open ``path`` in the window (in ``mode``, at ``line`` when given)."""
         body = _without_none({"path": path, "mode": mode, "line": line})
-        return payloads.opened(await self.call("POST", "/api/documents/open", body))
+        data = await self.call("POST", "/api/documents/open", body)
+        return parse_answer(OpenedDocument, data, self._info.url)
 
     async def current(self) -> CurrentDocument:
         """The active document's path and live text (unsaved edits included)."""
-        return payloads.current_document(await self.call("GET", "/api/documents/current"))
+        data = await self.call("GET", "/api/documents/current")
+        return parse_answer(CurrentDocument, data, self._info.url)
 
-    async def edit(self, find: str, replace: str, *, save: bool, path: str | None) -> None:
+    async def edit(self, find: str, replace: str, *, save: bool, path: str | None) -> Replaced:
         """Replace the unique occurrence of ``find`` in the open document."""
         body = _without_none({"find": find, "replace": replace, "save": save, "path": path})
-        await self.call("POST", "/api/documents/edit", body)
+        data = await self.call("POST", "/api/documents/edit", body)
+        return parse_answer(Replaced, data, self._info.url)
 
     async def stream_edit(
         self, find: str, replace: str, *, preview: bool, preview_lines: int, path: str | None
@@ -143,7 +156,8 @@ class QuireApi:
                 "path": path,
             }
         )
-        return payloads.stream_preview(await self.call("POST", "/api/documents/stream-edit", body))
+        data = await self.call("POST", "/api/documents/stream-edit", body)
+        return parse_answer(StreamPreview, data, self._info.url)
 
     async def stream_edit_apply(
         self,
@@ -154,8 +168,8 @@ class QuireApi:
         match_index: int,
         save: bool,
         path: str | None,
-    ) -> int:
-        """Apply occurrence ``match_index`` of a previewed edit; returns the index applied."""
+    ) -> AppliedPreview:
+        """Apply occurrence ``match_index`` of a previewed edit."""
         body = _without_none(
             {
                 "edit_id": edit_id,
@@ -166,16 +180,14 @@ class QuireApi:
                 "path": path,
             }
         )
-        data = payloads.as_object(
-            await self.call("POST", "/api/documents/stream-edit-apply", body),
-            what="stream-edit-apply",
-        )
-        found = payloads.optional(data, "matchIndex", int, what="stream-edit-apply")
-        return match_index if found is None else int(found)
+        data = await self.call("POST", "/api/documents/stream-edit-apply", body)
+        return parse_answer(AppliedPreview, data, self._info.url)
 
-    async def set_content(self, content: str, *, save: bool) -> None:
+    async def set_content(self, content: str, *, save: bool) -> Ok:
         """Replace the open document's whole text."""
-        await self.call("POST", "/api/documents/set-content", {"content": content, "save": save})
+        body = {"content": content, "save": save}
+        data = await self.call("POST", "/api/documents/set-content", body)
+        return parse_answer(Ok, data, self._info.url)
 
     async def present(self, path: str | None) -> str:
         """Present ``path`` (or the open document) in the reading view; returns its path."""

@@ -2,13 +2,17 @@
 set_content and replace_document.
 
 Each refuses a request too large to send before sending it, then makes one call to the
-server, which applies the change to the live document; matching rules live in the server.
+server, which applies the change to the live document; matching rules live in the server. A
+tool's structured result is the server's answer as its API model dumps it, and its output
+schema is that model's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from quire.api.base import Ok
+from quire.api.documents import AppliedPreview, Replaced, StreamPreview
 from quire.core.errors import NotOpen
 from quire.markdown.edits import MAX_MATCH_INDEX, MAX_PREVIEW_LINES, check_request_size
 from quire.mcp import schemas as s
@@ -27,12 +31,12 @@ async def edit_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, An
     check_request_size(args["find"], args["replace"])
     api, _ = await server(env)
     try:
-        await api.edit(
+        replaced = await api.edit(
             args["find"], args["replace"], save=bool(args.get("save", False)), path=_path(env, args)
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
-    return {"ok": True, "replaced": 1}
+    return replaced.dump()
 
 
 async def stream_edit_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -49,14 +53,7 @@ async def stream_edit_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
-    return {
-        "ok": True,
-        "editId": preview.edit_id,
-        "diff": preview.diff,
-        "candidates": preview.candidates,
-        "matchCount": preview.match_count,
-        "applied": preview.applied,
-    }
+    return preview.dump()
 
 
 async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -64,7 +61,7 @@ async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str
     check_request_size(args["find"], args["replace"])
     api, _ = await server(env)
     try:
-        index = await api.stream_edit_apply(
+        applied = await api.stream_edit_apply(
             args["find"],
             args["replace"],
             edit_id=args.get("edit_id"),
@@ -74,7 +71,7 @@ async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
-    return {"ok": True, "replaced": 1, "matchIndex": index}
+    return applied.dump()
 
 
 async def set_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -82,10 +79,10 @@ async def set_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
     check_request_size(args["content"])
     api, _ = await server(env)
     try:
-        await api.set_content(args["content"], save=bool(args.get("save", False)))
+        done = await api.set_content(args["content"], save=bool(args.get("save", False)))
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
-    return {"ok": True}
+    return done.dump()
 
 
 _FIND = s.text(
@@ -97,7 +94,6 @@ _FIND = s.text(
 _REPLACE = s.text("The text to put in its place (may be empty).")
 _SAVE = s.boolean("Also save the document to its file.", False)
 _EDIT_PATH = s.path("The document you expect to be open; the edit is refused when another one is.")
-_OK_REPLACED = s.out({"ok": s.BOOLEAN, "replaced": s.INTEGER}, ["ok", "replaced"])
 _SET_INPUT = s.obj(
     {"content": s.text("The document's whole new Markdown."), "save": _SAVE}, ["content"]
 )
@@ -116,7 +112,7 @@ EDIT_DOCUMENT = ToolSpec(
         {"find": _FIND, "replace": _REPLACE, "save": _SAVE, "path": _EDIT_PATH},
         ["find", "replace"],
     ),
-    output_schema=_OK_REPLACED,
+    output_schema=s.answer(Replaced),
     handler=edit_document_tool,
 )
 
@@ -142,28 +138,7 @@ STREAM_EDIT = ToolSpec(
         },
         ["find", "replace"],
     ),
-    output_schema=s.out(
-        {
-            "ok": s.BOOLEAN,
-            "editId": s.STRING,
-            "diff": s.STRING,
-            "candidates": {
-                "type": ["array", "null"],
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "matchIndex": s.INTEGER,
-                        "startLine": s.INTEGER,
-                        "diff": s.STRING,
-                        "rank": s.INTEGER,
-                    },
-                },
-            },
-            "matchCount": s.INTEGER,
-            "applied": s.BOOLEAN,
-        },
-        ["ok", "editId", "diff", "candidates", "matchCount", "applied"],
-    ),
+    output_schema=s.answer(StreamPreview),
     handler=stream_edit_tool,
 )
 
@@ -187,10 +162,7 @@ STREAM_EDIT_APPLY = ToolSpec(
         },
         ["find", "replace"],
     ),
-    output_schema=s.out(
-        {"ok": s.BOOLEAN, "replaced": s.INTEGER, "matchIndex": s.INTEGER},
-        ["ok", "replaced", "matchIndex"],
-    ),
+    output_schema=s.answer(AppliedPreview),
     handler=stream_edit_apply_tool,
 )
 
@@ -203,7 +175,7 @@ REPLACE_DOCUMENT = ToolSpec(
         "kept. Destructive: prefer edit_document for targeted changes."
     ),
     input_schema=_SET_INPUT,
-    output_schema=s.out({"ok": s.BOOLEAN}, ["ok"]),
+    output_schema=s.answer(Ok),
     handler=set_content_tool,
     destructive=True,
     idempotent=True,
@@ -218,7 +190,7 @@ SET_CONTENT = ToolSpec(
         "edit_document for targeted changes."
     ),
     input_schema=_SET_INPUT,
-    output_schema=s.out({"ok": s.BOOLEAN}, ["ok"]),
+    output_schema=s.answer(Ok),
     handler=set_content_tool,
     destructive=True,
     idempotent=True,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from quire.api.base import Answer
 from quire.mcp.arguments import BLANK_PATTERN
 
 Json = dict[str, Any]
@@ -72,6 +73,42 @@ def enum(description: str, values: tuple[str, ...] | list[str]) -> Json:
 def out(properties: Json, required: list[str]) -> Json:
     """An output schema: an object with these properties (more may come in later versions)."""
     return {"type": "object", "properties": properties, "required": required}
+
+
+def answer(model: type[Answer]) -> Json:
+    """The output schema of a tool whose structured result is ``model`` dumped (camelCase
+    keys): the model's serialization schema with the models it uses written in place and
+    pydantic's generated titles left out, so a client needs no ``$ref`` resolver."""
+    schema = model.model_json_schema(by_alias=True, mode="serialization")
+    definitions: Json = schema.pop("$defs", {})
+    inlined: Json = _inline(schema, definitions)
+    return inlined
+
+
+_VALUES = frozenset({"default", "const", "enum", "examples"})
+"""Keywords whose value is data, not a schema: kept as written."""
+
+
+def _inline(node: Any, definitions: Json) -> Any:
+    if isinstance(node, list):
+        return [_inline(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    reference = node.get("$ref")
+    if isinstance(reference, str):
+        return _inline(definitions[reference.rsplit("/", 1)[-1]], definitions)
+    inlined: Json = {}
+    for key, value in node.items():
+        if key == "title":
+            continue
+        if key in _VALUES:
+            inlined[key] = value
+        elif key == "properties":
+            # Property names are data: a property called ``title`` stays.
+            inlined[key] = {name: _inline(item, definitions) for name, item in value.items()}
+        else:
+            inlined[key] = _inline(value, definitions)
+    return inlined
 
 
 STRING: Json = {"type": "string"}

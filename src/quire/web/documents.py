@@ -2,39 +2,42 @@
 applies, whole-content replacement and save.
 
 Thin: parse the request, find the open document through the windows service (with the
-``path`` assertion), call the live documents, render JSON.
+``path`` assertion), call the live documents (which refuse edits too large to send), answer
+with the API's models.
 """
 
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
-import pydantic_core
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from quire.api.documents import ApplyBody, ContentBody, EditBody, OpenBody, SaveBody, StreamEditBody
-from quire.markdown.edits import check_request_size
+from quire.api.base import Ok
+from quire.api.documents import (
+    AppliedPreview,
+    ApplyBody,
+    Candidate,
+    ContentBody,
+    CurrentDocument,
+    EditBody,
+    OpenBody,
+    OpenedDocument,
+    Replaced,
+    SaveBody,
+    Saved,
+    StreamEditBody,
+    StreamPreview,
+)
 from quire.services.windows import Opened
+from quire.web.answers import answer
 from quire.web.arguments import absolute_path, query_args, read_body
 from quire.web.authors import request_author, requesting_agent
 from quire.web.context import current_user, services_of
 
 
-class DocumentJSON(JSONResponse):
-    """A JSON answer holding a whole document, encoded by pydantic: several times faster than
-    ``json.dumps`` on a large text, with the same JSON."""
-
-    def render(self, content: Any) -> bytes:
-        try:
-            return pydantic_core.to_json(content)
-        except pydantic_core.PydanticSerializationError:
-            return super().render(content)
-
-
-async def open_document(request: Request) -> JSONResponse:
+async def open_document(request: Request) -> Response:
     """Open the Markdown file at `path` (absolute) in the window and make it the active
     document. `mode` (read or edit) sets its view; without it a tab already open keeps its
     own. `line` (1-based) scrolls there. Answers `{opened: true, path, docId, view,
@@ -47,70 +50,66 @@ async def open_document(request: Request) -> JSONResponse:
     opened = await services.windows.open(
         user, absolute_path(body.path), body.mode, body.line, author=requesting_agent(request)
     )
-    return JSONResponse(
-        {
-            "opened": True,
-            "path": str(opened.path),
-            "docId": opened.doc_id,
-            "view": opened.view,
-            "browserConnected": services.bus.subscriber_count(user) > 0,
-        }
+    return answer(
+        OpenedDocument(
+            path=str(opened.path),
+            doc_id=opened.doc_id,
+            view=opened.view,
+            browser_connected=services.bus.subscriber_count(user) > 0,
+        )
     )
 
 
-async def current_document(request: Request) -> JSONResponse:
+async def current_document(request: Request) -> Response:
     """The open document: `{path, content, docId, dirty}` with its live text, unsaved edits
     included; `{path: null, content: ""}` only when no document is open."""
     query_args(request, ())
     current = await services_of(request).windows.current(current_user(request))
     if current.path is None:
-        return JSONResponse({"path": None, "content": ""})
-    return DocumentJSON(
-        {
-            "path": str(current.path),
-            "content": current.content,
-            "docId": current.doc_id,
-            "dirty": current.dirty,
-        }
+        return answer(CurrentDocument(path=None, content=""))
+    return answer(
+        CurrentDocument(
+            path=str(current.path),
+            content=current.content,
+            doc_id=current.doc_id,
+            dirty=current.dirty,
+        )
     )
 
 
-async def edit_document(request: Request) -> JSONResponse:
+async def edit_document(request: Request) -> Response:
     """Replace the one exact occurrence of `find` with `replace` in the open document (`path`,
     when given, must be it). `save: true` also writes the file. Answers `{ok: true,
     replaced: 1}`; 409 with `matchCount` when find is not found or not unique. The edit is
     attributed to the agent of the `X-Quire-Agent` header (`agent` without one)."""
     body = await read_body(request, EditBody)
-    check_request_size(body.find, body.replace)
     opened = await _target(request, body.path)
     await services_of(request).documents.replace_unique(
         opened.doc_id, body.find, body.replace, author=request_author(request), save=body.save
     )
-    return JSONResponse({"ok": True, "replaced": 1})
+    return answer(Replaced(replaced=1))
 
 
-async def stream_edit(request: Request) -> JSONResponse:
+async def stream_edit(request: Request) -> Response:
     """Preview a find/replace on the open document as unified diffs: `{ok, editId, diff,
     candidates, matchCount, applied: false}` (candidates null for one match). With
     `preview: false` the edit is applied at once (find must match once): `applied: true`,
     an empty diff and an editId that names no preview. `preview_lines` is 0 to 20."""
     body = await read_body(request, StreamEditBody)
-    check_request_size(body.find, body.replace)
     opened = await _target(request, body.path)
     documents = services_of(request).documents
     if not body.preview:
         await documents.replace_unique(
             opened.doc_id, body.find, body.replace, author=request_author(request)
         )
-        return JSONResponse(
-            {
-                "ok": True,
-                "editId": f"applied-{secrets.token_hex(8)}",
-                "diff": "",
-                "candidates": None,
-                "matchCount": 1,
-                "applied": True,
-            }
+        return answer(
+            StreamPreview(
+                edit_id=f"applied-{secrets.token_hex(8)}",
+                diff="",
+                candidates=None,
+                match_count=1,
+                applied=True,
+            )
         )
     previewed = await documents.preview(opened.doc_id, body.find, body.replace, body.preview_lines)
     preview = previewed.preview
@@ -118,33 +117,31 @@ async def stream_edit(request: Request) -> JSONResponse:
         None
         if preview.candidates is None
         else [
-            {
-                "matchIndex": item.matchIndex,
-                "startLine": item.startLine,
-                "diff": item.diff,
-                "rank": item.rank,
-            }
+            Candidate(
+                match_index=item.matchIndex,
+                start_line=item.startLine,
+                diff=item.diff,
+                rank=item.rank,
+            )
             for item in preview.candidates
         ]
     )
-    return JSONResponse(
-        {
-            "ok": True,
-            "editId": previewed.edit_id,
-            "diff": preview.diff,
-            "candidates": candidates,
-            "matchCount": preview.matchCount,
-            "applied": False,
-        }
+    return answer(
+        StreamPreview(
+            edit_id=previewed.edit_id,
+            diff=preview.diff,
+            candidates=candidates,
+            match_count=preview.matchCount,
+            applied=False,
+        )
     )
 
 
-async def stream_edit_apply(request: Request) -> JSONResponse:
+async def stream_edit_apply(request: Request) -> Response:
     """Apply occurrence `match_index` (0-based, default 0) of a previewed find/replace.
     A given `edit_id` must name a preview of the open document with the same find and
     replace, not yet applied (409 otherwise). Answers `{ok: true, replaced: 1, matchIndex}`."""
     body = await read_body(request, ApplyBody)
-    check_request_size(body.find, body.replace)
     opened = await _target(request, body.path)
     outcome = await services_of(request).documents.apply_preview(
         opened.doc_id,
@@ -155,27 +152,26 @@ async def stream_edit_apply(request: Request) -> JSONResponse:
         author=request_author(request),
         save=body.save,
     )
-    return JSONResponse({"ok": True, "replaced": 1, "matchIndex": outcome.match_index})
+    return answer(AppliedPreview(replaced=1, match_index=outcome.match_index))
 
 
-async def set_content(request: Request) -> JSONResponse:
+async def set_content(request: Request) -> Response:
     """Replace the whole text of the open document (a CRLF document keeps CRLF, a BOM is
     kept), applied as the smallest change. `save: true` also writes the file."""
     body = await read_body(request, ContentBody)
-    check_request_size(body.content)
     opened = await _target(request, body.path)
     await services_of(request).documents.set_content(
         opened.doc_id, body.content, author=request_author(request), save=body.save
     )
-    return JSONResponse({"ok": True})
+    return answer(Ok())
 
 
-async def save_document(request: Request) -> JSONResponse:
+async def save_document(request: Request) -> Response:
     """Write the open document's live text to its file; answers `{ok: true, path}`."""
     body = await read_body(request, SaveBody)
     opened = await _target(request, body.path)
     await services_of(request).documents.save(opened.doc_id)
-    return JSONResponse({"ok": True, "path": str(opened.path)})
+    return answer(Saved(path=str(opened.path)))
 
 
 async def _target(request: Request, path: str | None) -> Opened:

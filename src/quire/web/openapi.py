@@ -110,7 +110,8 @@ def component(
 
 
 def _operation(operation: Operation, route: Route, schemas: dict[str, Any]) -> dict[str, Any]:
-    answer = {} if operation.answer is None else component(operation.answer, schemas)
+    shapes = [component(model, schemas) for model in operation.answers]
+    answer = shapes[0] if len(shapes) == 1 else {"oneOf": shapes} if shapes else {}
     described: dict[str, Any] = {
         "operationId": route.name,
         "summary": operation.summary,

@@ -1,27 +1,32 @@
 """Routes the browser's document views need besides the agents' API: the Read view's HTML,
 task checkbox clicks, the document's saved/conflict state, ending a conflict, and `/open` links.
 
-Thin: parse the request, call the live documents, the window or the shared renderer, answer.
+Thin: parse the request, call the live documents, the window or the rendering service, answer.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from urllib.parse import quote, unquote_to_bytes
 
-import anyio
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from quire.api.documents import ResolveConflictBody, ToggleTaskBody
+from quire.api.documents import (
+    Conflict,
+    ConflictResolved,
+    DocumentState,
+    RenderedDocument,
+    ResolveConflictBody,
+    TaskToggled,
+    ToggleTaskBody,
+)
 from quire.core.errors import InvalidArgument, NotOpen, QuireError
 from quire.core.views import OPEN_MODES, OpenMode
-from quire.markdown.head import head_end
-from quire.markdown.render import Rendered, render
-from quire.markdown.tasks import toggle_task
+from quire.services import rendering
 from quire.services.live.document import LiveDocument
+from quire.web.answers import answer
 from quire.web.arguments import absolute_path, query_args, read_body
 from quire.web.context import current_user, services_of
 
@@ -30,13 +35,6 @@ PERSON = "person"
 
 _DOC_ID = re.compile(r"[0-9a-f]{24}")
 _LINK_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
-
-
-@functools.lru_cache(maxsize=8)
-def rendered(text: str) -> Rendered:
-    """The shared renderer's output for ``text``, remembered for the last few texts: the Read
-    view asks again after every view switch, and a long document takes seconds to render."""
-    return render(text)
 
 
 def _doc_id(raw: str | None) -> str:
@@ -63,7 +61,7 @@ async def _live(request: Request, doc_id: str) -> LiveDocument:
     return live
 
 
-async def rendered_document(request: Request) -> JSONResponse:
+async def rendered_document(request: Request) -> Response:
     """The Read view of the open document `docId`: `{html, has_math, has_mermaid, dirty,
     partial}`, rendered from its live text (unsaved edits included) by the same renderer as
     exports. `part=head` asks for the beginning of a long document first (up to a heading
@@ -77,54 +75,45 @@ async def rendered_document(request: Request) -> JSONResponse:
             argument="part",
         )
     live = await _live(request, _doc_id(values.get("docId")))
-    text = live.text()
-    end = head_end(text) if part == "head" else None
-    result = await anyio.to_thread.run_sync(rendered, text if end is None else text[:end])
-    return JSONResponse(
-        {
-            "html": result.html,
-            "has_math": result.has_math,
-            "has_mermaid": result.has_mermaid,
-            "dirty": live.is_dirty,
-            "partial": end is not None,
-        }
+    view = await rendering.render_document(live.text(), head=part == "head")
+    return answer(
+        RenderedDocument(
+            html=view.rendered.html,
+            has_math=view.rendered.has_math,
+            has_mermaid=view.rendered.has_mermaid,
+            dirty=live.is_dirty,
+            partial=view.partial,
+        )
     )
 
 
-async def document_state(request: Request) -> JSONResponse:
+async def document_state(request: Request) -> Response:
     """Whether the open document `docId` has unsaved edits, and its conflict when its file
     changed on disk under them: `{docId, path, dirty, conflict: {mine, disk} | null}`."""
     values = query_args(request, ("docId",))
     live = await _live(request, _doc_id(values.get("docId")))
     conflict = None
     if live.conflict is not None:
-        conflict = {"mine": live.text(), "disk": live.conflict}
-    return JSONResponse(
-        {"docId": live.doc_id, "path": str(live.path), "dirty": live.is_dirty, "conflict": conflict}
+        conflict = Conflict(mine=live.text(), disk=live.conflict)
+    return answer(
+        DocumentState(
+            doc_id=live.doc_id, path=str(live.path), dirty=live.is_dirty, conflict=conflict
+        )
     )
 
 
-async def toggle_task_box(request: Request) -> JSONResponse:
+async def toggle_task_box(request: Request) -> Response:
     """Tick or clear the task checkbox on `line` (1-based) of the open document `docId`, in
     its live text (the change is unsaved, like any edit). Answers `{ok: true, changed}`."""
     body = await read_body(request, ToggleTaskBody)
-    documents = services_of(request).documents
     live = await _live(request, _doc_id(body.docId))
-    # Wait out an edit under way, then read and replace with no await between: set_content
-    # takes the free lock at once, so no other change can land in between and be undone.
-    while True:
-        async with live.lock:
-            pass
-        if not live.lock.locked():
-            break
-    current = live.text()
-    new = toggle_task(current, body.line, body.checked)
-    if new != current:
-        await documents.set_content(live.doc_id, new, author=PERSON)
-    return JSONResponse({"ok": True, "changed": new != current})
+    changed = await services_of(request).documents.toggle_task(
+        live.doc_id, body.line, body.checked, author=PERSON
+    )
+    return answer(TaskToggled(changed=changed))
 
 
-async def resolve_conflict(request: Request) -> JSONResponse:
+async def resolve_conflict(request: Request) -> Response:
     """End the conflict of the open document `docId`: `keep` "mine" keeps the live text
     (unsaved, now based on the file as it is on disk), "disk" takes the file's text.
     Answers `{ok: true, dirty}`."""
@@ -132,7 +121,7 @@ async def resolve_conflict(request: Request) -> JSONResponse:
     documents = services_of(request).documents
     live = await _live(request, _doc_id(body.docId))
     await documents.resolve_conflict(live.doc_id, body.keep)
-    return JSONResponse({"ok": True, "dirty": live.is_dirty})
+    return answer(ConflictResolved(dirty=live.is_dirty))
 
 
 def _first_values(query: bytes) -> dict[str, bytes]:

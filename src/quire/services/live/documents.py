@@ -1,8 +1,9 @@
 """Live documents: the open files as Yjs documents that agents and people edit at the same time.
 
 Owns opening (with unsaved edits restored), agents' edits (one at a time per document, applied
-as the smallest change), previews, saves, reloads after changes on disk, and conflicts. Path
-rules are the caller's: every path reaching ``open`` has passed ``quire.fs`` checks.
+as the smallest change, refused when too large to send), a person's task clicks, previews,
+saves, reloads after changes on disk, and conflicts. Path rules are the caller's: every path
+reaching ``open`` has passed ``quire.fs`` checks.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Literal, Self
@@ -21,8 +21,8 @@ from quire.core.errors import NotOpen, QuireError
 from quire.core.views import OWNER, document_id
 from quire.db import buffers
 from quire.db.engine import Database
-from quire.markdown import edits
-from quire.markdown.edits import EditPreview, Replacement
+from quire.markdown import edits, tasks
+from quire.markdown.edits import Replacement
 from quire.services.events import Event, EventBus
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.events import (
@@ -38,8 +38,9 @@ from quire.services.live.files import (
     save_to_file,
 )
 from quire.services.live.journal import text_hash
+from quire.services.live.outcomes import EditOutcome, PreviewedEdit
 from quire.services.live.previews import EditPreviews
-from quire.services.live.text_changes import replacement_changes
+from quire.services.live.text_changes import TextChange, replacement_changes
 from quire.vault.watch import FileChange, FolderWatcher
 
 logger = logging.getLogger(__name__)
@@ -47,28 +48,6 @@ logger = logging.getLogger(__name__)
 Keep = Literal["mine", "disk"]
 
 _RELOAD_ATTEMPTS = 3
-
-
-@dataclass(frozen=True)
-class EditOutcome:
-    """An applied agent edit: which occurrence (0-based), the line it starts on, where the new
-    text sits (``start``..``end``, character offsets in the new text) and whether it was saved."""
-
-    doc_id: str
-    path: Path
-    match_index: int
-    line: int
-    start: int
-    end: int
-    saved: bool
-
-
-@dataclass(frozen=True)
-class PreviewedEdit:
-    """A stream-edit preview and the id an apply names it by."""
-
-    edit_id: str
-    preview: EditPreview
 
 
 class LiveDocuments:
@@ -190,7 +169,9 @@ class LiveDocuments:
         self, doc_id: str, find: str, replace: str, *, author: str, save: bool = False
     ) -> EditOutcome:
         """Replace the one occurrence of ``find`` (see ``quire.markdown.edits.replace_unique``),
-        after any edit of this document already under way."""
+        after any edit of this document already under way. FileTooLarge when ``find`` and
+        ``replace`` together are more than a request may carry."""
+        edits.check_request_size(find, replace)
         live = self._require(doc_id)
         async with live.lock:
             current = live.text()
@@ -217,6 +198,7 @@ class LiveDocuments:
         self, doc_id: str, find: str, replace: str, preview_lines: int = 5
     ) -> PreviewedEdit:
         """Preview a find/replace (see ``edits.preview_edit``) and remember it for an apply."""
+        edits.check_request_size(find, replace)
         live = self._require(doc_id)
         version = live.version
         result = edits.preview_edit(
@@ -249,6 +231,7 @@ class LiveDocuments:
         replace, not be applied yet, and (when the document changed since) still count as many
         occurrences; each refusal says to preview again. Without one nothing is checked.
         """
+        edits.check_request_size(find, replace)
         live = self._require(doc_id)
         async with live.lock:
             remembered = None
@@ -274,18 +257,32 @@ class LiveDocuments:
     ) -> None:
         """Replace the whole text (CRLF and BOM kept as ``edits.apply_content`` says), applied
         as the smallest change so an editor's cursor survives where the text did not change."""
+        edits.check_request_size(content)
         live = self._require(doc_id)
         async with live.lock:
             new = edits.apply_content(live.text(), content)
             current, changes = await changes_to(live, new)
-            live.apply(current, changes, Origin("agent", author))
-            await live.journal.flush()
-            if changes:
-                start = changes[0].start
-                end = changes[-1].end + len(new) - len(current)
-                self._publish(*edit_events(live, new, start, end, author=author))
+            await self._apply_text(live, current, new, changes, Origin("agent", author))
             if save:
                 await self._save_after_edit(live, "The content was replaced")
+
+    # A person's clicks
+
+    async def toggle_task(self, doc_id: str, line: int, checked: bool, *, author: str) -> bool:
+        """Set the task checkbox on ``line`` (1-based) to ``checked`` in the live text (unsaved,
+        like any edit; see ``quire.markdown.tasks.toggle_task``), after any edit already under
+        way, as one change of that one character. Returns whether the text changed (false for
+        a box already in that state); InvalidArgument when ``line`` holds no task."""
+        live = self._require(doc_id)
+        async with live.lock:
+            current = live.text()
+            new = tasks.toggle_task(current, line, checked)
+            if new == current:
+                return False
+            # Nothing awaits between reading and applying, so an editor's typing is kept.
+            changes = replacement_changes(current, 0, len(current), new)
+            await self._apply_text(live, current, new, changes, Origin("person", author))
+        return True
 
     # Saving, reloading and conflicts
 
@@ -337,6 +334,18 @@ class LiveDocuments:
                 "then use the id it returns."
             )
         return live
+
+    async def _apply_text(
+        self, live: LiveDocument, current: str, new: str, changes: list[TextChange], origin: Origin
+    ) -> None:
+        """Apply ``changes`` (from ``current``, the live text now, to ``new``) as one
+        transaction of ``origin``, store it and announce it as ``origin.name``'s edit."""
+        live.apply(current, changes, origin)
+        await live.journal.flush()
+        if changes:
+            start = changes[0].start
+            end = changes[-1].end + len(new) - len(current)
+            self._publish(*edit_events(live, new, start, end, author=origin.name))
 
     def _apply_replacement(
         self, live: LiveDocument, current: str, result: Replacement, *, author: str
