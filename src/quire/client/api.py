@@ -1,9 +1,9 @@
 """The typed HTTP client of the server's API: one method per endpoint, errors as QuireErrors.
 
-Sends requests over a wire (kept-alive sockets to an ``http://`` server, or an httpx transport:
-the app in process, HTTPS) and turns the server's JSON error bodies back into the exception
-they came from; it never finds or starts a server (``connection.py`` does) and holds no tool
-logic.
+Sends requests through httpx (kept-alive connections to a server, or the transport it was
+given: the app in process, a test's mock) and turns the server's JSON error bodies back into
+the exception they came from; it never finds or starts a server (``connection.py`` does) and
+holds no tool logic.
 """
 
 from __future__ import annotations
@@ -26,16 +26,14 @@ from quire.client.errors import (
     TokenRefused,
     token_refused_message,
 )
-from quire.client.payloads import CurrentDocument, FilePage, Opened, RecentDocument, StreamPreview
-from quire.client.wire import (
+from quire.client.exchange import (
     AnswerTooLarge,
-    HttpxWire,
-    SocketWire,
-    WireBroken,
-    WireTimeout,
-    query_string,
-    skip_missing_sniffio,
+    ConnectionBroken,
+    NoAnswerInTime,
+    exchange,
+    http_client,
 )
+from quire.client.payloads import CurrentDocument, FilePage, Opened, RecentDocument, StreamPreview
 from quire.core.agents import AGENT_HEADER, agent_header_value
 from quire.core.server_info import ServerInfo
 
@@ -50,29 +48,22 @@ Reload = Callable[[], Awaitable[ServerInfo | None]]
 """Reads server.json again after a 401: a restarted server wrote a new token."""
 
 
-skip_missing_sniffio()
-
-
 class _Server:
     """What every view of one server's API shares: where it is and the connections to it."""
 
-    def __init__(self, info: ServerInfo, http: httpx.AsyncClient, direct: bool) -> None:
+    def __init__(self, info: ServerInfo, http: httpx.AsyncClient) -> None:
         self.info = info
         self.http = http
-        self.through_httpx = HttpxWire(http)
-        self.sockets = SocketWire() if direct else None
 
     async def aclose(self) -> None:
-        if self.sockets is not None:
-            await self.sockets.aclose()
         await self.http.aclose()
 
 
 class QuireApi:
     """The API of one server: ``info`` says where it is and which token it takes.
 
-    Without a ``transport``, requests to an ``http://`` server go over kept-alive sockets
-    (``wire.SocketWire``); anything else goes through httpx.
+    Without a ``transport``, requests go over connections kept alive between requests
+    (``exchange.KEEP_ALIVE``).
     """
 
     def __init__(
@@ -84,8 +75,7 @@ class QuireApi:
         reload: Reload | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        http = httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False)
-        self._server = _Server(info, http, direct=transport is None)
+        self._server = _Server(info, http_client(transport, timeout=timeout))
         self._server_file = server_file
         self._reload = reload
         self._timeout = timeout
@@ -356,19 +346,19 @@ class QuireApi:
             headers.append(("Content-Type", "application/json"))
         if self._agent is not None:
             headers.append((AGENT_HEADER, self._agent))
-        url = self._url(path) + query_string(params)
-        server = self._server
-        wire = server.sockets if server.sockets and SocketWire.serves(url) else server.through_httpx
+        seconds = self._timeout if read_seconds is None else read_seconds
+        http = self._server.http
+        request = http.build_request(
+            method,
+            self._url(path),
+            params=params,
+            content=content,
+            headers=headers,
+            timeout=seconds,
+        )
         try:
-            return await wire.send(
-                method,
-                url,
-                headers,
-                content,
-                seconds=self._timeout if read_seconds is None else read_seconds,
-                limit=MAX_ANSWER_BYTES,
-            )
-        except WireTimeout:
+            return await exchange(http, request, seconds=seconds, limit=MAX_ANSWER_BYTES)
+        except NoAnswerInTime:
             raise ServerFailed(
                 f"The Quire server at {self._info.url} did not answer in time. It may still "
                 "finish the request: check the result (for an edit, call get_current_content) "
@@ -379,7 +369,7 @@ class QuireApi:
                 f"The Quire server at {self._info.url} sent an answer of more than 64 MiB, "
                 "which is refused. Ask for less (a smaller limit, or one document at a time)."
             ) from None
-        except WireBroken as exc:
+        except ConnectionBroken as exc:
             raise ServerUnreachable(
                 f"The Quire server at {self._info.url} (pid {self._info.pid}) does not answer "
                 f"({exc.kind}). If it was stopped, start `quire serve` again; if it hangs, "

@@ -1,5 +1,5 @@
-"""The wires under the API client: kept-alive HTTP/1.1 sockets against a scripted server that
-misbehaves on cue, and the httpx wire against a mock transport."""
+"""One exchange of the API client over httpx: kept-alive connections against a scripted server
+that misbehaves on cue, and failures of a mock transport."""
 
 from __future__ import annotations
 
@@ -7,21 +7,20 @@ import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 import httpx
 import pytest
+import uvicorn
 from anyio.abc import SocketStream
 
-from quire.client.wire import (
-    MAX_IDLE_SECONDS,
+from quire.client.exchange import (
+    KEEP_ALIVE,
     AnswerTooLarge,
-    HttpxWire,
-    SocketWire,
-    WireBroken,
-    WireTimeout,
-    query_string,
+    ConnectionBroken,
+    NoAnswerInTime,
+    exchange,
+    http_client,
 )
 
 pytestmark = pytest.mark.anyio
@@ -127,22 +126,35 @@ def always(reply: Reply | None) -> Respond:
 
 
 @asynccontextmanager
-async def socket_wire() -> AsyncIterator[SocketWire]:
-    wire = SocketWire()
+async def client() -> AsyncIterator[httpx.AsyncClient]:
+    http = http_client(timeout=10)
     try:
-        yield wire
+        yield http
     finally:
-        await wire.aclose()
+        await http.aclose()
 
 
-async def get(wire: SocketWire, url: str, *, seconds: float = 10) -> tuple[int, bytes]:
-    return await wire.send("GET", url, HEADERS, None, seconds=seconds, limit=LIMIT)
+async def send(
+    http: httpx.AsyncClient,
+    method: str,
+    url: str,
+    body: bytes | None = None,
+    *,
+    seconds: float = 10,
+    limit: int = LIMIT,
+) -> tuple[int, bytes]:
+    request = http.build_request(method, url, headers=HEADERS, content=body, timeout=seconds)
+    return await exchange(http, request, seconds=seconds, limit=limit)
+
+
+async def get(http: httpx.AsyncClient, url: str, *, seconds: float = 10) -> tuple[int, bytes]:
+    return await send(http, "GET", url, seconds=seconds)
 
 
 async def test_requests_to_one_server_share_one_kept_alive_connection() -> None:
-    async with scripted_server(always(Reply(answer()))) as server, socket_wire() as wire:
-        first = await get(wire, server.url + "/api/window?limit=3")
-        second = await get(wire, server.url + "/health")
+    async with scripted_server(always(Reply(answer()))) as server, client() as http:
+        first = await get(http, server.url + "/api/window?limit=3")
+        second = await get(http, server.url + "/health")
     assert first == second == (200, b'{"ok":true}')
     assert server.connections == 1
     assert [seen.request_line for seen in server.seen] == [
@@ -155,10 +167,8 @@ async def test_requests_to_one_server_share_one_kept_alive_connection() -> None:
 
 async def test_a_post_carries_its_body_and_its_length() -> None:
     body = '{"content":"é ✓"}'.encode()
-    async with scripted_server(always(Reply(answer(status=201)))) as server, socket_wire() as wire:
-        status, _ = await wire.send(
-            "POST", server.url + "/api/edit", HEADERS, body, seconds=10, limit=LIMIT
-        )
+    async with scripted_server(always(Reply(answer(status=201)))) as server, client() as http:
+        status, _ = await send(http, "POST", server.url + "/api/edit", body)
     [seen] = server.seen
     assert status == 201
     assert seen.request_line == "POST /api/edit HTTP/1.1"
@@ -166,11 +176,8 @@ async def test_a_post_carries_its_body_and_its_length() -> None:
 
 
 async def test_a_connection_the_server_closed_after_answering_is_not_used_again() -> None:
-    async with (
-        scripted_server(always(Reply(answer(), close=True))) as server,
-        socket_wire() as wire,
-    ):
-        results = [await get(wire, server.url + f"/n/{index}") for index in range(3)]
+    async with scripted_server(always(Reply(answer(), close=True))) as server, client() as http:
+        results = [await get(http, server.url + f"/n/{index}") for index in range(3)]
     assert results == [(200, b'{"ok":true}')] * 3
     assert [seen.connection for seen in server.seen] == [0, 1, 2]
 
@@ -179,9 +186,9 @@ async def test_a_request_dropped_unread_on_a_kept_connection_is_sent_once_more()
     async def drop_the_second(seen: Seen) -> Reply | None:
         return None if len(server.seen) == 2 else Reply(answer())
 
-    async with scripted_server(drop_the_second) as server, socket_wire() as wire:
-        await get(wire, server.url + "/first")
-        assert await get(wire, server.url + "/second") == (200, b'{"ok":true}')
+    async with scripted_server(drop_the_second) as server, client() as http:
+        await get(http, server.url + "/first")
+        assert await get(http, server.url + "/second") == (200, b'{"ok":true}')
     assert [(seen.connection, seen.request_line) for seen in server.seen] == [
         (0, "GET /first HTTP/1.1"),
         (0, "GET /second HTTP/1.1"),
@@ -189,19 +196,44 @@ async def test_a_request_dropped_unread_on_a_kept_connection_is_sent_once_more()
     ]
 
 
+async def test_a_post_dropped_unread_on_a_kept_connection_is_sent_once_more_whole() -> None:
+    async def drop_the_second(seen: Seen) -> Reply | None:
+        return None if len(server.seen) == 2 else Reply(answer())
+
+    async with scripted_server(drop_the_second) as server, client() as http:
+        await get(http, server.url + "/first")
+        assert await send(http, "POST", server.url + "/edit", b'{"a":1}') == (200, b'{"ok":true}')
+    assert [(seen.connection, seen.body) for seen in server.seen[1:]] == [
+        (0, b'{"a":1}'),
+        (1, b'{"a":1}'),
+    ]
+
+
+async def test_a_request_is_sent_at_most_twice_when_kept_and_new_connections_both_drop_it() -> None:
+    async def drop_all_but_the_first(seen: Seen) -> Reply | None:
+        return Reply(answer()) if len(server.seen) == 1 else None
+
+    async with scripted_server(drop_all_but_the_first) as server, client() as http:
+        await get(http, server.url + "/first")
+        with pytest.raises(ConnectionBroken) as caught:
+            await get(http, server.url + "/second")
+    assert caught.value.kind == "RemoteProtocolError"
+    assert [seen.connection for seen in server.seen] == [0, 0, 1]
+
+
 async def test_a_new_connection_closed_without_an_answer_is_broken_and_not_retried() -> None:
-    async with scripted_server(always(None)) as server, socket_wire() as wire:
-        with pytest.raises(WireBroken) as caught:
-            await get(wire, server.url + "/x")
+    async with scripted_server(always(None)) as server, client() as http:
+        with pytest.raises(ConnectionBroken) as caught:
+            await get(http, server.url + "/x")
     assert caught.value.kind == "RemoteProtocolError"
     assert server.connections == 1
 
 
 async def test_an_answer_that_closes_the_connection_is_read_and_the_connection_dropped() -> None:
     reply = Reply(answer(head="Connection: close\r\n"))
-    async with scripted_server(always(reply)) as server, socket_wire() as wire:
-        assert await get(wire, server.url + "/a") == (200, b'{"ok":true}')
-        assert await get(wire, server.url + "/b") == (200, b'{"ok":true}')
+    async with scripted_server(always(reply)) as server, client() as http:
+        assert await get(http, server.url + "/a") == (200, b'{"ok":true}')
+        assert await get(http, server.url + "/b") == (200, b'{"ok":true}')
     assert server.connections == 2
 
 
@@ -210,24 +242,24 @@ async def test_a_chunked_answer_is_read_whole() -> None:
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
         b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
     )
-    async with scripted_server(always(Reply(chunked))) as server, socket_wire() as wire:
-        assert await get(wire, server.url + "/svg") == (200, b"hello world")
-        assert await get(wire, server.url + "/svg") == (200, b"hello world")
+    async with scripted_server(always(Reply(chunked))) as server, client() as http:
+        assert await get(http, server.url + "/svg") == (200, b"hello world")
+        assert await get(http, server.url + "/svg") == (200, b"hello world")
     assert server.connections == 1
 
 
 async def test_an_answer_without_a_length_is_read_until_the_server_closes() -> None:
     reply = Reply(b"HTTP/1.1 200 OK\r\n\r\nall of it", close=True)
-    async with scripted_server(always(reply)) as server, socket_wire() as wire:
-        assert await get(wire, server.url + "/x") == (200, b"all of it")
-        assert await get(wire, server.url + "/x") == (200, b"all of it")
+    async with scripted_server(always(reply)) as server, client() as http:
+        assert await get(http, server.url + "/x") == (200, b"all of it")
+        assert await get(http, server.url + "/x") == (200, b"all of it")
     assert server.connections == 2
 
 
 async def test_an_interim_answer_is_skipped() -> None:
     reply = Reply(b"HTTP/1.1 100 Continue\r\n\r\n" + answer(b"[]"))
-    async with scripted_server(always(reply)) as server, socket_wire() as wire:
-        assert await get(wire, server.url + "/x") == (200, b"[]")
+    async with scripted_server(always(reply)) as server, client() as http:
+        assert await get(http, server.url + "/x") == (200, b"[]")
 
 
 @pytest.mark.parametrize(
@@ -236,22 +268,22 @@ async def test_an_interim_answer_is_skipped() -> None:
         (Reply(b"hello, this is not HTTP\r\n\r\n", close=True), "RemoteProtocolError"),
         (Reply(answer(b"x" * 100)[:-90], close=True), "RemoteProtocolError"),
         (Reply(b"HTTP/1.1 200 OK\r\nContent-Length: nope\r\n\r\n"), "RemoteProtocolError"),
-        (Reply(b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 100_000), "RemoteProtocolError"),
+        (Reply(b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 200_000), "RemoteProtocolError"),
     ],
     ids=["not-http", "cut-short", "bad-length", "huge-head"],
 )
 async def test_a_malformed_answer_is_a_broken_connection(reply: Reply, kind: str) -> None:
-    async with scripted_server(always(reply)) as server, socket_wire() as wire:
-        with pytest.raises(WireBroken) as caught:
-            await get(wire, server.url + "/x")
+    async with scripted_server(always(reply)) as server, client() as http:
+        with pytest.raises(ConnectionBroken) as caught:
+            await get(http, server.url + "/x")
     assert caught.value.kind == kind
 
 
 async def test_an_answer_over_the_limit_is_refused_and_its_connection_dropped() -> None:
-    async with scripted_server(always(Reply(answer(b"y" * 5000)))) as server, socket_wire() as wire:
+    async with scripted_server(always(Reply(answer(b"y" * 5000)))) as server, client() as http:
         with pytest.raises(AnswerTooLarge):
-            await wire.send("GET", server.url + "/big", HEADERS, None, seconds=10, limit=4999)
-        assert await get(wire, server.url + "/big") == (200, b"y" * 5000)
+            await send(http, "GET", server.url + "/big", limit=4999)
+        assert await get(http, server.url + "/big") == (200, b"y" * 5000)
     assert server.connections == 2
 
 
@@ -263,11 +295,18 @@ async def test_no_answer_in_time_is_a_timeout_and_the_connection_is_dropped() ->
             await never.wait()
         return Reply(answer())
 
-    async with scripted_server(hang_first) as server, socket_wire() as wire:
-        with pytest.raises(WireTimeout):
-            await get(wire, server.url + "/slow", seconds=0.2)
-        assert await get(wire, server.url + "/fast") == (200, b'{"ok":true}')
+    async with scripted_server(hang_first) as server, client() as http:
+        with pytest.raises(NoAnswerInTime):
+            await get(http, server.url + "/slow", seconds=0.2)
+        assert await get(http, server.url + "/fast") == (200, b'{"ok":true}')
     assert server.connections == 2
+
+
+async def test_an_answer_cut_off_midway_is_a_timeout_at_the_deadline() -> None:
+    head = Reply(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nsome")
+    async with scripted_server(always(head)) as server, client() as http:
+        with anyio.fail_after(5), pytest.raises(NoAnswerInTime):
+            await get(http, server.url + "/slow", seconds=0.2)
 
 
 async def test_a_cancelled_request_leaves_no_connection_for_reuse() -> None:
@@ -280,12 +319,12 @@ async def test_a_cancelled_request_leaves_no_connection_for_reuse() -> None:
             await never.wait()
         return Reply(answer())
 
-    async with scripted_server(hang_first) as server, socket_wire() as wire:
+    async with scripted_server(hang_first) as server, client() as http:
         async with anyio.create_task_group() as group:
-            group.start_soon(get, wire, server.url + "/slow")
+            group.start_soon(get, http, server.url + "/slow")
             await arrived.wait()
             group.cancel_scope.cancel()
-        assert await get(wire, server.url + "/next") == (200, b'{"ok":true}')
+        assert await get(http, server.url + "/next") == (200, b'{"ok":true}')
     assert [seen.connection for seen in server.seen] == [0, 1]
 
 
@@ -298,141 +337,76 @@ async def test_requests_under_way_together_each_get_a_connection_then_share_them
         await both.wait()
         return Reply(answer())
 
-    async with scripted_server(hold_until_both) as server, socket_wire() as wire:
+    async with scripted_server(hold_until_both) as server, client() as http:
         async with anyio.create_task_group() as group:
-            group.start_soon(get, wire, server.url + "/a")
-            group.start_soon(get, wire, server.url + "/b")
-        await get(wire, server.url + "/c")
-        await get(wire, server.url + "/d")
+            group.start_soon(get, http, server.url + "/a")
+            group.start_soon(get, http, server.url + "/b")
+        await get(http, server.url + "/c")
+        await get(http, server.url + "/d")
     assert server.connections == 2
     assert {seen.connection for seen in server.seen[2:]} <= {0, 1}
 
 
-async def test_closing_the_wire_closes_its_connections_and_refuses_more_requests() -> None:
+async def test_closing_the_client_closes_its_connections_and_refuses_more_requests() -> None:
     async with scripted_server(always(Reply(answer()))) as server:
-        wire = SocketWire()
-        await get(wire, server.url + "/a")
-        await wire.aclose()
+        http = http_client(timeout=10)
+        await get(http, server.url + "/a")
+        await http.aclose()
         with anyio.fail_after(5):
             while not server.ended:  # noqa: ASYNC110 - the server notices the end on its own time
                 await anyio.sleep(0.005)
-        with pytest.raises(WireBroken) as caught:
-            await get(wire, server.url + "/b")
+        with pytest.raises(ConnectionBroken) as caught:
+            await get(http, server.url + "/b")
     assert caught.value.kind == "ClientClosed"
     assert server.ended == [0]
 
 
-async def test_a_connection_unused_for_too_long_is_dropped_before_the_server_drops_it() -> None:
-    now = [100.0]
-    async with scripted_server(always(Reply(answer()))) as server:
-        wire = SocketWire(clock=lambda: now[0])
-        await get(wire, server.url + "/a")
-        now[0] += MAX_IDLE_SECONDS - 0.5
-        await get(wire, server.url + "/b")
-        now[0] += MAX_IDLE_SECONDS + 0.5
-        await get(wire, server.url + "/c")
-        with anyio.fail_after(5):
-            while 0 not in server.ended:  # noqa: ASYNC110 - the server notices on its own time
-                await anyio.sleep(0.005)
-        await wire.aclose()
-    assert [seen.connection for seen in server.seen] == [0, 0, 1]
-
-
-async def test_closing_the_wire_under_a_request_fails_that_request_as_broken() -> None:
-    arrived = anyio.Event()
-    never = anyio.Event()
-
-    async def hang(seen: Seen) -> Reply | None:
-        arrived.set()
-        await never.wait()
-        return None
-
-    failures: list[WireBroken] = []
-    async with scripted_server(hang) as server:
-        wire = SocketWire()
-
-        async def ask() -> None:
-            with pytest.raises(WireBroken) as caught:
-                await get(wire, server.url + "/slow")
-            failures.append(caught.value)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(ask)
-            await arrived.wait()
-            await wire.aclose()
-    assert [failure.kind for failure in failures] == ["RemoteProtocolError"]
+def test_a_kept_connection_is_dropped_before_the_server_would_drop_it() -> None:
+    server_keeps = uvicorn.Config(app="quire.web.app:app").timeout_keep_alive
+    assert KEEP_ALIVE.keepalive_expiry is not None
+    assert 0 < KEEP_ALIVE.keepalive_expiry < server_keeps
 
 
 async def test_a_refused_connection_is_a_connect_error() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    async with socket_wire() as wire:
-        with pytest.raises(WireBroken) as caught:
-            await get(wire, f"http://127.0.0.1:{port}/health")
+    async with client() as http:
+        with pytest.raises(ConnectionBroken) as caught:
+            await get(http, f"http://127.0.0.1:{port}/health")
     assert caught.value.kind == "ConnectError"
 
 
 @pytest.mark.parametrize(
-    ("url", "served"),
+    ("url", "kind"),
     [
-        ("http://127.0.0.1:4747", True),
-        ("http://localhost:4747/base", True),
-        ("http://[::1]:4747", True),
-        ("https://quire.example.com", False),
-        ("ws://127.0.0.1:4747", False),
-        ("http://", False),
-        ("", False),
+        ("ftp://127.0.0.1:4747/x", "UnsupportedProtocol"),
+        ("http:///no-host", "UnsupportedProtocol"),
     ],
 )
-def test_the_socket_wire_carries_plain_http_only(url: str, served: bool) -> None:
-    assert SocketWire.serves(url) is served
-
-
-@pytest.mark.parametrize(
-    "url", ["https://127.0.0.1:1/x", "http:///no-host", "http://127.0.0.1:99999/x"]
-)
-async def test_an_address_the_socket_wire_cannot_reach_is_refused_before_connecting(
-    url: str,
+async def test_an_address_that_cannot_be_reached_is_refused_before_connecting(
+    url: str, kind: str
 ) -> None:
-    async with socket_wire() as wire:
-        with pytest.raises(WireBroken):
-            await get(wire, url)
+    async with client() as http:
+        with pytest.raises(ConnectionBroken) as caught:
+            await get(http, url)
+    assert caught.value.kind == kind
 
 
-@pytest.mark.parametrize(
-    ("params", "query"),
-    [
-        (None, ""),
-        ({}, ""),
-        ({"limit": 5}, "?limit=5"),
-        ({"a": True, "b": False, "c": None}, "?a=true&b=false&c="),
-        ({"path": "/w/my plan&é.md"}, "?path=%2Fw%2Fmy%20plan%26%C3%A9.md"),
-        ({"wait_ms": 1.5}, "?wait_ms=1.5"),
-    ],
-)
-def test_query_strings_write_values_as_httpx_does(
-    params: dict[str, Any] | None, query: str
-) -> None:
-    assert query_string(params) == query
-    if params:
-        parsed = httpx.URL("http://h/p" + query).params
-        expected = httpx.URL("http://h/p", params=params).params
-        assert parsed == expected
+def mock_client(handler: Callable[[httpx.Request], httpx.Response]) -> httpx.AsyncClient:
+    return http_client(httpx.MockTransport(handler), timeout=5)
 
 
-async def test_the_httpx_wire_reads_an_answer_and_sends_the_request_as_given() -> None:
+async def test_a_given_transport_carries_the_request_as_built() -> None:
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         return httpx.Response(200, content=b"{}")
 
-    wire = HttpxWire(httpx.AsyncClient(transport=httpx.MockTransport(handler)))
-    status, body = await wire.send(
-        "POST", "http://h/api/x?limit=2", HEADERS, b"{}", seconds=5, limit=LIMIT
-    )
-    await wire.aclose()
+    http = mock_client(handler)
+    status, body = await send(http, "POST", "http://h/api/x?limit=2", b"{}")
+    await http.aclose()
     assert (status, body) == (200, b"{}")
     assert str(seen[0].url) == "http://h/api/x?limit=2"
     assert seen[0].headers["authorization"] == "Bearer t"
@@ -441,32 +415,58 @@ async def test_the_httpx_wire_reads_an_answer_and_sends_the_request_as_given() -
 @pytest.mark.parametrize(
     ("failure", "error", "kind"),
     [
-        (httpx.ReadTimeout("slow"), WireTimeout, None),
-        (httpx.ConnectError("refused"), WireBroken, "ConnectError"),
-        (httpx.RemoteProtocolError("bad"), WireBroken, "RemoteProtocolError"),
+        (httpx.ReadTimeout("slow"), NoAnswerInTime, None),
+        (httpx.ConnectError("refused"), ConnectionBroken, "ConnectError"),
+        (httpx.RemoteProtocolError("bad"), ConnectionBroken, "RemoteProtocolError"),
+        (httpx.ReadError("reset"), ConnectionBroken, "ReadError"),
     ],
 )
-async def test_the_httpx_wire_turns_transport_failures_into_wire_errors(
+async def test_transport_failures_become_exchange_errors_and_are_not_resent(
     failure: Exception, error: type[Exception], kind: str | None
 ) -> None:
+    calls: list[httpx.Request] = []
+
     def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
         raise failure
 
-    wire = HttpxWire(httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+    http = mock_client(handler)
     with pytest.raises(error) as caught:
-        await wire.send("GET", "http://h/x", HEADERS, None, seconds=5, limit=LIMIT)
-    await wire.aclose()
+        await get(http, "http://h/x")
+    await http.aclose()
+    assert len(calls) == 1
     if kind is not None:
-        assert isinstance(caught.value, WireBroken)
+        assert isinstance(caught.value, ConnectionBroken)
         assert caught.value.kind == kind
 
 
-async def test_the_httpx_wire_refuses_an_answer_over_the_limit() -> None:
-    wire = HttpxWire(
-        httpx.AsyncClient(
-            transport=httpx.MockTransport(lambda r: httpx.Response(200, content=b"z" * 11))
-        )
-    )
+async def test_an_answer_over_the_limit_through_a_transport_is_refused() -> None:
+    http = mock_client(lambda r: httpx.Response(200, content=b"z" * 11))
     with pytest.raises(AnswerTooLarge):
-        await wire.send("GET", "http://h/x", HEADERS, None, seconds=5, limit=10)
-    await wire.aclose()
+        await send(http, "GET", "http://h/x", limit=10)
+    await http.aclose()
+
+
+async def test_closing_the_client_under_a_request_fails_that_request_as_broken() -> None:
+    arrived = anyio.Event()
+    never = anyio.Event()
+
+    async def hang(seen: Seen) -> Reply | None:
+        arrived.set()
+        await never.wait()
+        return None
+
+    failures: list[ConnectionBroken] = []
+    async with scripted_server(hang) as server:
+        http = http_client(timeout=10)
+
+        async def ask() -> None:
+            with pytest.raises(ConnectionBroken) as caught:
+                await get(http, server.url + "/slow")
+            failures.append(caught.value)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask)
+            await arrived.wait()
+            await http.aclose()
+    assert len(failures) == 1
