@@ -1,8 +1,10 @@
 """Strict checking of tool arguments against the tool's own input schema, before it runs.
 
-Knows the JSON Schema subset Quire's tools declare (types, enum, minimum, maximum, minLength,
-pattern, minItems, items, required, no extra properties); it never runs a tool. The SDK's own
-handling drops unknown arguments and coerces strings, so every call goes through ``check``.
+The schema is judged by ``jsonschema`` (draft 2020-12, one validator compiled per schema);
+this module owns only what Quire adds: ``null`` as not given, a whole float as an integer,
+objects inside a tool's arguments left to the tool, and the messages an agent reads. It never
+runs a tool. The SDK's own handling drops unknown arguments and coerces strings, so every call
+goes through ``check``.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError, validators
+from jsonschema.protocols import Validator
 
 from quire.core.errors import InvalidArgument
 
@@ -29,6 +33,22 @@ _TYPE_WORDS = {
 }
 BLANK_PATTERN = r"\S"
 """The pattern a string declares when it must hold more than whitespace."""
+
+_KEYWORD_ORDER = ("type", "minLength", "pattern", "minimum", "maximum", "minItems", "enum")
+"""Which of one value's faults is named first: its type before its contents."""
+
+_FiniteValidator: Any = validators.extend(  # type: ignore[no-untyped-call]  # untyped in stubs
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+        # JSON has no NaN or infinity: a value that is one is not a number.
+        "number",
+        lambda checker, value: (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        ),
+    ),
+)
+_COMPILED: dict[int, tuple[Schema, Validator]] = {}
+_MAX_COMPILED = 256
 
 
 def describe(value: object) -> str:
@@ -75,7 +95,9 @@ def check(tool: str, schema: Schema, arguments: object) -> dict[str, Any]:
     object, an undeclared argument (listing the ones the tool takes and the closest match), a
     missing required argument, a wrong JSON type, a value under ``minimum`` or over
     ``maximum``, a string outside ``enum``, shorter than ``minLength`` or made only of
-    whitespace where the schema says so, and an array shorter than ``minItems``.
+    whitespace where the schema says so, and an array shorter than ``minItems``. An object
+    inside the arguments only has to be an object: the tool checks its contents itself, with
+    messages that name them (edit_canvas's ops).
     """
     if arguments is None:
         arguments = {}
@@ -86,39 +108,121 @@ def check(tool: str, schema: Schema, arguments: object) -> dict[str, Any]:
             argument="arguments",
         )
     properties: Mapping[str, Schema] = schema.get("properties", {})
-    names = list(properties)
-    for name in arguments:
-        if name not in properties:
-            raise _undeclared(tool, name, names)
-    cleaned: dict[str, Any] = {}
-    for name, value in arguments.items():
-        if value is None:
-            continue
-        cleaned[name] = check_value(name, properties[name], value)
-    for name in schema.get("required", []):
-        if name not in cleaned:
-            raise InvalidArgument(
-                f"`{name}` is required: {tool} takes {_takes(schema)}.", argument=name
-            )
+    cleaned = {
+        name: _whole_numbers(properties[name], value) if name in properties else value
+        for name, value in arguments.items()
+        if value is not None or name not in properties
+    }
+    errors = list(_validator(schema).iter_errors(cleaned))
+    if errors:
+        order = list(cleaned)
+        raise _refusal(tool, schema, cleaned, min(errors, key=lambda e: _rank(e, order)))
     return cleaned
 
 
-def check_value(where: str, schema: Schema, value: Any) -> Any:
-    """Check one value against its property ``schema``; ``where`` names it in messages."""
-    value = _check_type(where, schema, value)
-    if isinstance(value, str):
-        _check_string(where, schema, value)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        _check_bounds(where, schema, value)
-    elif isinstance(value, list):
-        value = _check_array(where, schema, value)
-    if "enum" in schema and value not in schema["enum"]:
-        allowed = [str(choice) for choice in schema["enum"] if choice is not None]
-        raise InvalidArgument(
-            f"`{where}` must be one of {quoted_list(allowed, 'or')}, got {describe(value)}.",
-            argument=_root(where),
-        )
+def _validator(schema: Schema) -> Validator:
+    """The validator of ``schema``, compiled on its first use (tool schemas are constants)."""
+    cached = _COMPILED.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    if len(_COMPILED) >= _MAX_COMPILED:
+        _COMPILED.clear()
+    properties: Mapping[str, Schema] = schema.get("properties", {})
+    checked = {
+        **schema,
+        "properties": {name: _shallow(value) for name, value in properties.items()},
+        "additionalProperties": False,
+    }
+    validator: Validator = _FiniteValidator(checked)
+    _COMPILED[id(schema)] = (schema, validator)
+    return validator
+
+
+def _shallow(schema: Schema) -> Schema:
+    """``schema`` with every object inside it reduced to "an object" (its tool checks it)."""
+    if "object" in _types(schema):
+        return {"type": "object"}
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        return {**schema, "items": _shallow(items)}
+    return schema
+
+
+def _whole_numbers(schema: Schema, value: Any) -> Any:
+    """``value`` with each whole float where ``schema`` wants an integer made an int."""
+    if isinstance(value, float) and "integer" in _types(schema):
+        return int(value) if math.isfinite(value) and value.is_integer() else value
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, Mapping):
+        return [_whole_numbers(items, item) for item in value]
     return value
+
+
+def _rank(error: ValidationError, order: list[str]) -> tuple[int, int, tuple[int, ...], int]:
+    """Sort key of a fault: undeclared names first, then each argument's in the order given,
+    then a missing one; within one value its type first."""
+    if error.validator == "additionalProperties":
+        return (0, 0, (), 0)
+    if not error.path:
+        return (2, 0, (), 0)
+    name, *rest = error.path
+    where = tuple(index for index in rest if isinstance(index, int))
+    keyword = str(error.validator)
+    place = _KEYWORD_ORDER.index(keyword) if keyword in _KEYWORD_ORDER else len(_KEYWORD_ORDER)
+    return (1, order.index(str(name)), where, place)
+
+
+def _refusal(
+    tool: str, schema: Schema, arguments: dict[str, Any], error: ValidationError
+) -> InvalidArgument:
+    properties = list(schema.get("properties", {}))
+    if error.validator == "additionalProperties":
+        undeclared = next(name for name in arguments if name not in properties)
+        return _undeclared(tool, undeclared, properties)
+    if not error.path:
+        if error.validator == "required":
+            wanted: Any = error.validator_value
+            missing = next(name for name in wanted if name not in arguments)
+            return InvalidArgument(
+                f"`{missing}` is required: {tool} takes {_takes(schema)}.", argument=missing
+            )
+        return InvalidArgument(
+            f"The arguments of {tool} do not fit its input schema: {error.message}. Call it "
+            "with the arguments tools/list shows for it.",
+            argument="arguments",
+        )
+    root = str(error.path[0])
+    where = root + "".join(f"[{index}]" for index in list(error.path)[1:])
+    return InvalidArgument(f"`{where}` {_fault(error)}.", argument=root)
+
+
+def _fault(error: ValidationError) -> str:
+    """What is wrong with one value, as the rest of a sentence that starts with its name."""
+    value: Any = error.instance
+    wanted: Any = error.validator_value
+    match error.validator:
+        case "type":
+            types = [wanted] if isinstance(wanted, str) else list(wanted)
+            expected = " or ".join(_TYPE_WORDS.get(name, name) for name in types)
+            return f"must be {expected}, got {describe(value)}"
+        case "enum":
+            allowed = [str(choice) for choice in wanted if choice is not None]
+            return f"must be one of {quoted_list(allowed, 'or')}, got {describe(value)}"
+        case "minLength" if wanted == 1:
+            return "must not be empty"
+        case "minLength":
+            return f"must be at least {wanted} characters long, got {len(value)}"
+        case "pattern" if wanted == BLANK_PATTERN:
+            return "must not be empty or only whitespace"
+        case "pattern":
+            return f"must match the pattern {wanted}, got {describe(value)}"
+        case "minimum":
+            return f"must be at least {wanted}, got {value!r}"
+        case "maximum":
+            return f"must be at most {wanted}, got {value!r}"
+        case "minItems":
+            return f"must not be empty: pass at least {wanted} item{'' if wanted == 1 else 's'}"
+    return f"does not fit the tool's input schema ({error.message}); pass what tools/list shows"
 
 
 def _undeclared(tool: str, name: str, names: list[str]) -> InvalidArgument:
@@ -151,97 +255,3 @@ def _types(schema: Schema) -> list[str]:
     if declared is None:
         return []
     return [declared] if isinstance(declared, str) else list(declared)
-
-
-def _check_type(where: str, schema: Schema, value: Any) -> Any:
-    types = _types(schema)
-    if not types:
-        return value
-    for name in types:
-        matched, converted = _matches(name, value)
-        if matched:
-            return converted
-    expected = " or ".join(_TYPE_WORDS.get(name, name) for name in types)
-    raise InvalidArgument(
-        f"`{where}` must be {expected}, got {describe(value)}.", argument=_root(where)
-    )
-
-
-def _matches(type_name: str, value: Any) -> tuple[bool, Any]:
-    if type_name == "integer":
-        if isinstance(value, int) and not isinstance(value, bool):
-            return True, value
-        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            return True, int(value)
-        return False, value
-    checks: dict[str, Any] = {
-        "string": lambda v: isinstance(v, str),
-        "number": lambda v: (
-            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-        ),
-        "boolean": lambda v: isinstance(v, bool),
-        "array": lambda v: isinstance(v, list),
-        "object": lambda v: isinstance(v, dict),
-        "null": lambda v: v is None,
-    }
-    test = checks.get(type_name)
-    return (bool(test(value)) if test else False), value
-
-
-def _check_string(where: str, schema: Schema, value: str) -> None:
-    minimum = schema.get("minLength")
-    if minimum is not None and len(value) < minimum:
-        if minimum == 1:
-            raise InvalidArgument(f"`{where}` must not be empty.", argument=_root(where))
-        raise InvalidArgument(
-            f"`{where}` must be at least {minimum} characters long, got {len(value)}.",
-            argument=_root(where),
-        )
-    pattern = schema.get("pattern")
-    if pattern is None or re.search(pattern, value):
-        return
-    if pattern == BLANK_PATTERN:
-        raise InvalidArgument(
-            f"`{where}` must not be empty or only whitespace.", argument=_root(where)
-        )
-    raise InvalidArgument(
-        f"`{where}` must match the pattern {pattern}, got {describe(value)}.",
-        argument=_root(where),
-    )
-
-
-def _check_bounds(where: str, schema: Schema, value: float) -> None:
-    low = schema.get("minimum")
-    if low is not None and value < low:
-        raise InvalidArgument(
-            f"`{where}` must be at least {low}, got {value!r}.", argument=_root(where)
-        )
-    high = schema.get("maximum")
-    if high is not None and value > high:
-        raise InvalidArgument(
-            f"`{where}` must be at most {high}, got {value!r}.", argument=_root(where)
-        )
-
-
-def _check_array(where: str, schema: Schema, value: list[Any]) -> list[Any]:
-    minimum = schema.get("minItems")
-    if minimum is not None and len(value) < minimum:
-        raise InvalidArgument(
-            f"`{where}` must not be empty: pass at least {minimum} item"
-            f"{'' if minimum == 1 else 's'}.",
-            argument=_root(where),
-        )
-    items: Schema | None = schema.get("items")
-    if items is None:
-        return value
-    if "object" in _types(items):
-        # Objects inside an array (edit_canvas's ops) carry their own rules, checked by the
-        # tool with messages that name the op; here each item only has to be an object.
-        for index, item in enumerate(value):
-            _check_type(f"{where}[{index}]", {"type": "object"}, item)
-        return value
-    return [check_value(f"{where}[{index}]", items, item) for index, item in enumerate(value)]
-
-
-def _root(where: str) -> str:
-    return re.split(r"[\[.]", where, maxsplit=1)[0]
