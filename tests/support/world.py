@@ -15,9 +15,10 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 
+from quire.api.events import Event
 from quire.db.engine import Database
 from quire.services.app import AppServices
-from quire.services.events import Event, EventBus
+from quire.services.events import EventBus
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.windows import Windows
@@ -111,7 +112,9 @@ class RecordingBus(EventBus):
         return [event.kind for who, event in self.published if who == user]
 
     def of_kind(self, kind: str, user: str = "owner") -> list[dict[str, object]]:
-        return [event.data for who, event in self.published if who == user and event.kind == kind]
+        return [
+            event.data.dump() for who, event in self.published if who == user and event.kind == kind
+        ]
 
 
 @dataclass

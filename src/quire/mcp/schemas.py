@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from quire.api.base import Answer
 from quire.mcp.arguments import BLANK_PATTERN
 
 Json = dict[str, Any]
@@ -72,6 +73,11 @@ def enum(description: str, values: tuple[str, ...] | list[str]) -> Json:
 def out(properties: Json, required: list[str]) -> Json:
     """An output schema: an object with these properties (more may come in later versions)."""
     return {"type": "object", "properties": properties, "required": required}
+
+
+def answer(model: type[Answer]) -> Json:
+    """The output schema of a tool whose structured result is ``model`` dumped (camelCase)."""
+    return model.model_json_schema(by_alias=True, mode="serialization")
 
 
 STRING: Json = {"type": "string"}
