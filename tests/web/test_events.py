@@ -22,6 +22,7 @@ from quire.core.errors import InvalidArgument
 from quire.core.views import OWNER
 from quire.services.app import AppServices
 from quire.web.events import event_frame
+from tests.support.events import parsed_frame
 from tests.web.conftest import AUTH, TOKEN
 from tests.web.live_server import live_server
 
@@ -56,6 +57,7 @@ async def _frame(socket: ClientConnection) -> dict[str, object]:
     assert isinstance(raw, str)
     frame = json.loads(raw)
     assert isinstance(frame, dict)
+    parsed_frame(frame)
     return frame
 
 

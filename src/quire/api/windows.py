@@ -56,7 +56,7 @@ class Presented(Answer):
 
 
 class RecentDocument(Answer):
-    """A recently opened document; ``opened_at`` is in ms since the Unix epoch."""
+    """A recently opened document; ``openedAt`` is in ms since the Unix epoch."""
 
     path: str
     file_name: str
@@ -81,7 +81,7 @@ class WorkspaceFile(Answer):
 
 
 class FilePage(Answer):
-    """One page of the workspace listing: ``next_cursor`` asks for the next one (null on the
+    """One page of the workspace listing: ``nextCursor`` asks for the next one (null on the
     last); ``truncated`` and ``note`` say what the listing could not include."""
 
     files: tuple[WorkspaceFile, ...]

@@ -80,6 +80,14 @@ def answer(model: type[Answer]) -> Json:
     return model.model_json_schema(by_alias=True, mode="serialization")
 
 
+def answers(model: type[Answer], defs: Json) -> Json:
+    """An array of ``model`` dumped; the models it refers to are added to ``defs``, which
+    the tool's output schema must carry as its ``$defs``."""
+    schema = answer(model)
+    defs.update(schema.pop("$defs", {}))
+    return {"type": "array", "items": schema}
+
+
 STRING: Json = {"type": "string"}
 NULLABLE_STRING: Json = {"type": ["string", "null"]}
 INTEGER: Json = {"type": "integer"}

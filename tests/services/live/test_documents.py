@@ -20,6 +20,7 @@ from quire.db.engine import Database
 from quire.services.events import EventBus
 from quire.services.live.document import CONTENT
 from quire.services.live.documents import LiveDocuments
+from tests.support.events import CheckedBus
 
 NOW = 1_700_000_000_000
 NOTE = "# Plan\n\n- item one\n- item two\n"
@@ -43,7 +44,7 @@ def note(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def bus() -> EventBus:
-    return EventBus()
+    return CheckedBus()
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from quire.db.engine import Database
 from quire.services.events import EventBus
 from quire.services.live.document import CONTENT, LiveDocument
 from quire.services.live.documents import LiveDocuments
+from tests.support.events import CheckedBus
 
 NOTE = "# Plan\n\n- item one\n- item two\n"
 
@@ -43,7 +44,7 @@ def note(folder: Path) -> Path:
 
 @pytest.fixture
 def bus() -> EventBus:
-    return EventBus()
+    return CheckedBus()
 
 
 @pytest.fixture
