@@ -77,8 +77,8 @@ async def test_requests_carry_the_token_and_json_bodies() -> None:
         (error(500, "SomethingNew", "it broke"), ServerFailed, "it broke"),
         (httpx.Response(502, text="<html>bad gateway</html>"), ServerFailed, "HTTP 502"),
         (httpx.Response(200, text="not json"), ServerFailed, "not JSON"),
-        (httpx.Response(200, json=[1, 2]), ServerFailed, "not a JSON object"),
-        (httpx.Response(200, json={"path": 3}), ServerFailed, "no valid `path`"),
+        (httpx.Response(200, json=[1, 2]), ServerFailed, "field `(the whole answer)` of Presented"),
+        (httpx.Response(200, json={"path": 3}), ServerFailed, "field `path` of Presented"),
     ],
 )
 async def test_each_answer_becomes_the_error_it_means(
@@ -155,10 +155,18 @@ async def test_an_oversized_answer_is_refused(monkeypatch: pytest.MonkeyPatch) -
     await api.aclose()
 
 
+def _listed(path: str) -> dict[str, object]:
+    return {"path": path, "workspace": "/w", "relPath": path[3:], "mtimeMs": 1, "size": 2}
+
+
+def _page(files: list[dict[str, object]], cursor: str | None, *, total: int) -> dict[str, object]:
+    return {"files": files, "nextCursor": cursor, "total": total, "truncated": False}
+
+
 async def test_all_files_follows_cursors_and_says_when_it_stops() -> None:
     pages = {
-        None: {"files": [{"path": "/w/a.md", "workspace": "/w"}], "nextCursor": "c1", "total": 3},
-        "c1": {"files": [{"path": "/w/b.md", "workspace": "/w"}], "nextCursor": "c2", "total": 3},
+        None: _page([_listed("/w/a.md")], "c1", total=3),
+        "c1": _page([_listed("/w/b.md")], "c2", total=3),
     }
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -175,9 +183,7 @@ async def test_workspaces_fall_back_to_the_listing_on_an_older_server() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/api/workspaces":
             return error(404, "NotFound", "Nothing is served at /api/workspaces.")
-        return httpx.Response(
-            200, json={"files": [{"path": "/w/a.md", "workspace": "/w"}], "nextCursor": None}
-        )
+        return httpx.Response(200, json=_page([_listed("/w/a.md")], None, total=1))
 
     api = make_api(handler)
     assert await api.workspaces() == ["/w"]

@@ -17,9 +17,9 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp import Client
+from quire.api.events import Event
 from quire.core.views import OWNER
 from quire.services.app import AppServices, open_services
-from quire.services.events import Event
 from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.mcp.app_harness import app_harness
@@ -39,7 +39,7 @@ class Recorder:
         self.events: list[Event] = []
 
     def authors(self, kind: str) -> list[object]:
-        return [event.data.get("author") for event in self.events if event.kind == kind]
+        return [event.data.dump().get("author") for event in self.events if event.kind == kind]
 
 
 @asynccontextmanager

@@ -3,11 +3,12 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-from quire.services.events import MAX_BEHIND, Event, EventBus
+from quire.api.events import ChatData, ChatEvent, Event
+from quire.services.events import MAX_BEHIND, EventBus
 
 
-def _event(number: int) -> Event:
-    return Event(kind="activity", data={"n": number})
+def _event(number: int) -> ChatEvent:
+    return ChatEvent(data=ChatData(path="/w/chat.md", number=number, author="ada"))
 
 
 async def _drain(events: AsyncIterator[Event]) -> list[Event]:
@@ -56,7 +57,9 @@ async def test_a_subscriber_too_far_behind_is_cut_off_without_blocking_the_publi
             bus.publish("owner", _event(number))
             with anyio.fail_after(5):
                 received.append(await anext(fast))
-        assert [event.data["n"] for event in await _drain(slow)] == list(range(MAX_BEHIND))
+        assert [event.dump()["data"]["number"] for event in await _drain(slow)] == list(
+            range(MAX_BEHIND)
+        )
         assert bus.subscriber_count("owner") == 1
         assert len(received) == MAX_BEHIND + 5
 

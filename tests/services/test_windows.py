@@ -22,7 +22,7 @@ from quire.core.errors import (
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.views import OWNER, document_id
 from quire.db.engine import Database
-from quire.services.windows import Current, window_data
+from quire.services.windows import Current, window_answer
 from tests.support.world import World, open_world
 
 
@@ -299,7 +299,7 @@ async def test_closing_another_tab_keeps_the_active_one(world: World) -> None:
     await world.windows.open(OWNER, b)
     state = await world.windows.close_tab(OWNER, document_id(a))
     assert state.active == document_id(b)
-    assert window_data(state)["tabs"] == [
+    assert window_answer(state).dump()["tabs"] == [
         {
             "docId": document_id(b),
             "path": str(b),

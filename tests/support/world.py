@@ -15,14 +15,15 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 
+from quire.api.events import Event
 from quire.db.engine import Database
 from quire.services.app import AppServices
-from quire.services.events import Event, EventBus
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.windows import Windows
 from quire.settings.model import Settings
 from quire.vault.workspaces import Workspaces
+from tests.support.events import CheckedBus
 
 START_MS = 1_700_000_000_000
 
@@ -96,8 +97,8 @@ class FakeTimer:
         self.armed = anyio.Event()
 
 
-class RecordingBus(EventBus):
-    """An event bus that also keeps every event published, per user."""
+class RecordingBus(CheckedBus):
+    """An event bus that checks every event published, and keeps it, per user."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -111,7 +112,9 @@ class RecordingBus(EventBus):
         return [event.kind for who, event in self.published if who == user]
 
     def of_kind(self, kind: str, user: str = "owner") -> list[dict[str, object]]:
-        return [event.data for who, event in self.published if who == user and event.kind == kind]
+        return [
+            event.data.dump() for who, event in self.published if who == user and event.kind == kind
+        ]
 
 
 @dataclass

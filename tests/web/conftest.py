@@ -1,4 +1,7 @@
-"""Fixtures of the web tests: real services over SQLite in tmp_path, the app, an ASGI client."""
+"""Fixtures of the web tests: real services over SQLite in tmp_path, the app, an ASGI client.
+
+The client checks every answer, and the services every event they publish, against the
+contract in ``quire.api``."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.support.contract import check_answer_hook
+from tests.support.events import check_published
 
 TOKEN = "0123456789abcdef" * 4
 PORT = 4747
@@ -29,8 +33,12 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-async def services(settings: Settings, anyio_backend: str) -> AsyncIterator[AppServices]:
+async def services(
+    settings: Settings, anyio_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[AppServices]:
     async with open_services(settings, token=TOKEN, clock=lambda: 1_700_000_000_000) as opened:
+        # Every event the services publish in a web test is checked against the contract.
+        monkeypatch.setattr(opened.bus, "publish", check_published(opened.bus))
         yield opened
 
 

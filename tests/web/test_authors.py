@@ -12,9 +12,9 @@ import anyio
 import httpx
 import pytest
 
+from quire.api.events import Event
 from quire.core.views import OWNER
 from quire.services.app import AppServices
-from quire.services.events import Event
 from tests.web.conftest import AUTH, TOKEN
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +29,7 @@ class Recorder:
         self.events: list[Event] = []
 
     def of(self, kind: str) -> Iterator[dict[str, object]]:
-        return (event.data for event in self.events if event.kind == kind)
+        return (event.data.dump() for event in self.events if event.kind == kind)
 
 
 @asynccontextmanager

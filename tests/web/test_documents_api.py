@@ -412,11 +412,13 @@ async def test_recent_lists_newest_first_with_a_checked_limit(
     a = await open_doc(client, world, "a.md")
     world.clock.advance(5)
     b = await open_doc(client, world, "b.md")
-    assert (await get(client, "/api/recent")).json() == [
-        {"path": str(b), "fileName": "b.md", "openedAt": world.clock.now},
-        {"path": str(a), "fileName": "a.md", "openedAt": world.clock.now - 5},
-    ]
-    assert len((await get(client, "/api/recent", limit=1)).json()) == 1
+    assert (await get(client, "/api/recent")).json() == {
+        "recent": [
+            {"path": str(b), "fileName": "b.md", "openedAt": world.clock.now},
+            {"path": str(a), "fileName": "a.md", "openedAt": world.clock.now - 5},
+        ]
+    }
+    assert len((await get(client, "/api/recent", limit=1)).json()["recent"]) == 1
     for limit in ("0", "201", "abc", "1.5", "", "-1"):
         detail = error(await get(client, "/api/recent", limit=limit), 400, "InvalidArgument")
         assert detail["argument"] == "limit"

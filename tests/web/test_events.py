@@ -10,11 +10,19 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from quire.api.events import (
+    ActivityData,
+    ActivityEvent,
+    OpenData,
+    OpenEvent,
+    PresentData,
+    PresentEvent,
+)
 from quire.core.errors import InvalidArgument
 from quire.core.views import OWNER
 from quire.services.app import AppServices
-from quire.services.events import Event
 from quire.web.events import event_frame
+from tests.support.events import parsed_frame
 from tests.web.conftest import AUTH, TOKEN
 from tests.web.live_server import live_server
 
@@ -49,6 +57,7 @@ async def _frame(socket: ClientConnection) -> dict[str, object]:
     assert isinstance(raw, str)
     frame = json.loads(raw)
     assert isinstance(frame, dict)
+    parsed_frame(frame)
     return frame
 
 
@@ -61,11 +70,19 @@ async def _close_code(socket: ClientConnection) -> int | None:
 async def test_events_arrive_as_json_text_frames(port: int, services: AppServices) -> None:
     async with connect(_url(port), additional_headers=AUTH) as socket:
         _subscribed(services)
-        services.bus.publish(OWNER, Event("open", {"path": "/w/a.md", "docId": "x"}))
-        services.bus.publish("someone-else", Event("open", {"path": "/w/secret.md"}))
-        services.bus.publish(OWNER, Event("present", {"path": "/w/b.md"}))
-        assert await _frame(socket) == {"kind": "open", "data": {"path": "/w/a.md", "docId": "x"}}
-        assert await _frame(socket) == {"kind": "present", "data": {"path": "/w/b.md"}}
+        opened = OpenData(path="/w/a.md", doc_id="x", view="read")
+        services.bus.publish(OWNER, OpenEvent(data=opened))
+        secret = OpenData(path="/w/secret.md", doc_id="y", view="read")
+        services.bus.publish("someone-else", OpenEvent(data=secret))
+        services.bus.publish(OWNER, PresentEvent(data=PresentData(path="/w/b.md", doc_id="z")))
+        assert await _frame(socket) == {
+            "kind": "open",
+            "data": {"path": "/w/a.md", "docId": "x", "view": "read"},
+        }
+        assert await _frame(socket) == {
+            "kind": "present",
+            "data": {"path": "/w/b.md", "docId": "z"},
+        }
 
 
 async def test_a_browser_signs_in_to_the_events_with_its_cookie(
@@ -78,7 +95,8 @@ async def test_a_browser_signs_in_to_the_events_with_its_cookie(
     headers = {"Cookie": f"quire_session={cookie}", "Origin": base}
     async with connect(_url(port), additional_headers=headers) as socket:
         _subscribed(services)
-        services.bus.publish(OWNER, Event("activity", {"author": "agent"}))
+        activity = ActivityData(path="/w/a.md", author="agent", kind="edit")
+        services.bus.publish(OWNER, ActivityEvent(data=activity))
         assert (await _frame(socket))["kind"] == "activity"
 
 
@@ -151,8 +169,11 @@ async def test_a_quire_error_in_a_websocket_closes_it_with_its_message(
     assert "open the document first" in caught.value.rcvd.reason
 
 
-def test_an_event_frame_turns_paths_into_text() -> None:
-    from pathlib import Path
-
-    frame = json.loads(event_frame(Event("open", {"path": Path("/w/é.md")})))
-    assert frame == {"kind": "open", "data": {"path": "/w/é.md"}}
+def test_an_event_frame_is_its_model_dumped_with_text_kept_as_it_is() -> None:
+    event = OpenEvent(data=OpenData(path="/w/é.md", doc_id="x", view="edit", line=3))
+    raw = event_frame(event)
+    assert "é" in raw
+    assert json.loads(raw) == {
+        "kind": "open",
+        "data": {"path": "/w/é.md", "docId": "x", "view": "edit", "line": 3},
+    }

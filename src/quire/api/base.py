@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 
@@ -73,3 +73,13 @@ class Ok(Answer):
     """The answer of an operation that has nothing to say but that it was done."""
 
     ok: bool = True
+
+
+def omitted_when_none() -> Any:
+    """A field's default for an optional answer field that is left out of the JSON when None
+    (rather than sent as null), as answers that only sometimes carry it do."""
+    return Field(default=None, exclude_if=_is_none)
+
+
+def _is_none(value: object) -> bool:
+    return value is None

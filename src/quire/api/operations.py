@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quire.api import agents, chats, documents, reviews, windows
+from quire.api import agents, chats, documents, reviews, search, windows
 from quire.api.base import Answer, Ok, StrictBody
 
 
@@ -78,19 +78,26 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", "/api/render", "Any Markdown text as sanitised HTML", "documents",
               documents.RenderBody, answer=documents.Rendered,
               other_answers=(documents.RenderedTexts,)),
-    Operation("GET", "/api/window", "The window state", "window"),
-    Operation("POST", "/api/window/present", "Present a document", "window", windows.PresentBody),
+    Operation("GET", "/api/window", "The window state", "window", answer=windows.Window),
+    Operation("POST", "/api/window/present", "Present a document", "window", windows.PresentBody,
+              answer=windows.Presented),
     Operation("POST", "/api/window/leave-present", "Leave present mode", "window",
-              windows.NoBody),
-    Operation("POST", "/api/window/view", "Set a tab's view", "window", windows.ViewBody),
-    Operation("POST", "/api/window/activate", "Make a tab active", "window", windows.TabBody),
-    Operation("POST", "/api/window/close", "Close a tab", "window", windows.TabBody),
+              windows.NoBody, answer=windows.Window),
+    Operation("POST", "/api/window/view", "Set a tab's view", "window", windows.ViewBody,
+              answer=windows.Window),
+    Operation("POST", "/api/window/activate", "Make a tab active", "window", windows.TabBody,
+              answer=windows.Window),
+    Operation("POST", "/api/window/close", "Close a tab", "window", windows.TabBody,
+              answer=windows.Window),
     Operation("GET", "/api/recent", "Recently opened documents", "window",
-              query=(Query("limit", "integer", "1 to 200, default 10."),)),
+              query=(Query("limit", "integer", "1 to 200, default 10."),),
+              answer=windows.Recents),
     Operation("GET", "/api/files", "The workspaces' Markdown files, a page at a time", "window",
               query=(Query("cursor", "string", "The nextCursor of the previous page."),
-                     Query("limit", "integer", "1 to 1,000, default 100."))),
-    Operation("GET", "/api/workspaces", "The folders this server serves", "window"),
+                     Query("limit", "integer", "1 to 1,000, default 100.")),
+              answer=windows.FilePage),
+    Operation("GET", "/api/workspaces", "The folders this server serves", "window",
+              answer=windows.WorkspaceList),
     Operation("POST", "/api/reviews", "Request a review", "reviews", reviews.RequestBody,
               answer=reviews.ReviewOutcome),
     Operation("GET", "/api/reviews/active", "The review in the panel", "reviews",
@@ -110,7 +117,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/api/search", "Search the documents for a phrase", "search",
               query=(Query("q", "string", "The words to find, 1 to 1,000 characters.", True),
                      Query("limit", "integer", "1 to 200, default 50."),
-                     Query("workspace", "string", "Search only this served folder."))),
+                     Query("workspace", "string", "Search only this served folder.")),
+              answer=search.SearchAnswer),
     Operation("GET", "/api/agents", "The coding agents and hooks Quire connects", "agents"),
     Operation("POST", "/api/agents/{agent_id}/connect", "Register Quire with an agent",
               "agents", agents.ConnectBody),

@@ -27,9 +27,15 @@ from quire.api.documents import (
     StreamPreview,
 )
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
-from quire.client import payloads
+from quire.api.windows import (
+    FilePage,
+    Presented,
+    RecentDocument,
+    Recents,
+    WorkspaceFile,
+    WorkspaceList,
+)
 from quire.client.answers import decode_answer, error_from_answer, parse_answer
-from quire.client.payloads import FilePage, RecentDocument
 from quire.client.refused_token import token_refused_message
 from quire.client.wire import (
     AnswerTooLarge,
@@ -189,32 +195,27 @@ class QuireApi:
         data = await self.call("POST", "/api/documents/set-content", body)
         return parse_answer(Ok, data, self._info.url)
 
-    async def present(self, path: str | None) -> str:
-        """Present ``path`` (or the open document) in the reading view; returns its path."""
-        data = payloads.as_object(
-            await self.call("POST", "/api/window/present", _without_none({"path": path})),
-            what="present",
-        )
-        return str(payloads.field(data, "path", str, what="present"))
+    async def present(self, path: str | None) -> Presented:
+        """Present ``path`` (or the open document) in the reading view."""
+        data = await self.call("POST", "/api/window/present", _without_none({"path": path}))
+        return parse_answer(Presented, data, self._info.url)
 
-    async def recent(self, limit: int) -> list[RecentDocument]:
+    async def recent(self, limit: int) -> tuple[RecentDocument, ...]:
         """The recently opened documents, most recent first."""
-        return payloads.recent_documents(
-            await self.call("GET", "/api/recent", params={"limit": limit})
-        )
+        data = await self.call("GET", "/api/recent", params={"limit": limit})
+        return parse_answer(Recents, data, self._info.url).recent
 
     async def files(self, cursor: str | None = None, limit: int = 1000) -> FilePage:
         """One page of the workspace listing."""
         params: dict[str, Any] = {"limit": limit}
         if cursor is not None:
             params["cursor"] = cursor
-        return payloads.file_page(await self.call("GET", "/api/files", params=params))
+        data = await self.call("GET", "/api/files", params=params)
+        return parse_answer(FilePage, data, self._info.url)
 
-    async def all_files(
-        self, cap: int = _LISTING_CAP
-    ) -> tuple[list[payloads.WorkspaceFile], str | None]:
+    async def all_files(self, cap: int = _LISTING_CAP) -> tuple[list[WorkspaceFile], str | None]:
         """Every listed workspace file up to ``cap``, and a note when the list is incomplete."""
-        found: list[payloads.WorkspaceFile] = []
+        found: list[WorkspaceFile] = []
         notes: list[str] = []
         cursor: str | None = None
         while True:
@@ -237,13 +238,12 @@ class QuireApi:
     async def workspaces(self) -> list[str]:
         """The folders the server serves."""
         try:
-            data = payloads.as_object(await self.call("GET", "/api/workspaces"), what="workspaces")
+            data = await self.call("GET", "/api/workspaces")
         except NoSuchEndpoint:
             # A server without the endpoint still names each file's workspace.
             page = await self.files(limit=1000)
             return list(dict.fromkeys(item.workspace for item in page.files if item.workspace))
-        items = payloads.field(data, "workspaces", list, what="workspaces")
-        return [item if isinstance(item, str) else str(item.get("path", "")) for item in items]
+        return [item.path for item in parse_answer(WorkspaceList, data, self._info.url).workspaces]
 
     async def annotations(self, path: str) -> FileAnnotations:
         """The newest review verdict and the tasks of ``path``."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from quire.api.windows import Recents
 from quire.client.api import QuireApi
 from quire.core.errors import NotOpen
 from quire.core.views import OPEN_MODES, RECENT_LIMIT
@@ -66,9 +67,9 @@ async def get_current_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[s
 async def list_recent_tool(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     """Recently opened documents, most recent first."""
     api, _ = await server(env)
-    recent = await api.recent(int(args.get("limit", RECENT_LIMIT[2])))
-    items = [{"path": r.path, "fileName": r.file_name, "openedAt": r.opened_at} for r in recent]
-    return ToolOutput({"recent": items}, text=json.dumps(items, ensure_ascii=False))
+    recent = Recents(recent=await api.recent(int(args.get("limit", RECENT_LIMIT[2]))))
+    structured = recent.dump()
+    return ToolOutput(structured, text=json.dumps(structured["recent"], ensure_ascii=False))
 
 
 async def present_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -81,7 +82,7 @@ async def present_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str,
         presented = await api.present(path)
     except NotOpen:
         raise NotOpen(NO_DOCUMENT_TO_PRESENT) from None
-    return {"ok": True, "path": presented}
+    return {"ok": True, "path": presented.path}
 
 
 OPEN_FILE = ToolSpec(
@@ -149,23 +150,7 @@ LIST_RECENT = ToolSpec(
             )
         }
     ),
-    output_schema=s.out(
-        {
-            "recent": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "path": s.STRING,
-                        "fileName": s.STRING,
-                        "openedAt": s.INTEGER,
-                    },
-                    "required": ["path", "fileName", "openedAt"],
-                },
-            }
-        },
-        ["recent"],
-    ),
+    output_schema=s.answer(Recents),
     handler=list_recent_tool,
     read_only=True,
     idempotent=True,

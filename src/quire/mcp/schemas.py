@@ -111,6 +111,11 @@ def _inline(node: Any, definitions: Json) -> Any:
     return inlined
 
 
+def answers(model: type[Answer]) -> Json:
+    """The output schema of an array of ``model`` dumped, written in place as ``answer``."""
+    return {"type": "array", "items": answer(model)}
+
+
 STRING: Json = {"type": "string"}
 NULLABLE_STRING: Json = {"type": ["string", "null"]}
 INTEGER: Json = {"type": "integer"}

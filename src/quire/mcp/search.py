@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 
+from quire.api.search import SearchResult
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.fs.sandbox import is_dotfile_name
 from quire.mcp import schemas as s
@@ -47,7 +48,10 @@ async def search(
         result = await _search_vault(env, query, vault, notes)
     else:
         result = await _search_server(env, query, notes, start_server=start_server)
-    hits = [dataclasses.asdict(hit) for hit in result.pop("grep").hits[:limit]]
+    hits = [
+        SearchResult.model_validate(dataclasses.asdict(hit)).dump()
+        for hit in result.pop("grep").hits[:limit]
+    ]
     answer: dict[str, Any] = {"results": hits, **result, "query": query}
     if notes:
         answer["note"] = " ".join(notes)
@@ -160,6 +164,22 @@ async def search_vault_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any
     )
 
 
+def _output_schema() -> s.Json:
+    """The tool's result: the results are the window search's (``quire.api.search``)."""
+    return s.out(
+        {
+            "results": s.answers(SearchResult),
+            "mode": {"type": "string", "enum": ["grep", "grep-disk"]},
+            "query": s.STRING,
+            "note": s.STRING,
+            "vault": s.STRING,
+            "truncated": s.BOOLEAN,
+            "depthCut": s.BOOLEAN,
+        },
+        ["results", "mode", "query"],
+    )
+
+
 SEARCH_VAULT = ToolSpec(
     name="search_vault",
     title="Search the workspace",
@@ -182,37 +202,7 @@ SEARCH_VAULT = ToolSpec(
         },
         ["query"],
     ),
-    output_schema=s.out(
-        {
-            "results": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "path": s.STRING,
-                        "title": s.STRING,
-                        "matches": s.INTEGER,
-                        "lines": {
-                            "type": "array",
-                            "items": {
-                                "type": "object",
-                                "properties": {"line": s.INTEGER, "text": s.STRING},
-                                "required": ["line", "text"],
-                            },
-                        },
-                    },
-                    "required": ["path", "title", "matches", "lines"],
-                },
-            },
-            "mode": {"type": "string", "enum": ["grep", "grep-disk"]},
-            "query": s.STRING,
-            "note": s.STRING,
-            "vault": s.STRING,
-            "truncated": s.BOOLEAN,
-            "depthCut": s.BOOLEAN,
-        },
-        ["results", "mode", "query"],
-    ),
+    output_schema=_output_schema(),
     handler=search_vault_tool,
     read_only=True,
     idempotent=True,

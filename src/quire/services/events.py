@@ -1,5 +1,8 @@
 """Window events, published by the services and delivered to each user's open browsers.
 
+An event is one of the ``quire.api.events`` models, so what the browser receives is what the
+contract says; the bus never looks inside one.
+
 In-process pub/sub on the event loop: publishing never blocks and never fails because of a
 slow reader. It holds no history: a browser that connects later reads the state from the API.
 """
@@ -9,24 +12,16 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from quire.api.events import Event
 
 MAX_BEHIND = 1000
 """How many undelivered events a subscriber may hold before it is cut off."""
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Event:
-    """One window event: ``kind`` is open, present, review, export, activity, conflict,
-    window or document; ``data`` is its JSON-ready payload."""
-
-    kind: str
-    data: dict[str, object]
 
 
 class EventBus:

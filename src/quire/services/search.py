@@ -8,15 +8,15 @@ nothing of HTTP and reads files only through ``quire.search.grep``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 import anyio
 
+from quire.api.search import SearchAnswer, SearchLine, SearchResult, UnreadFile
 from quire.core.errors import InvalidArgument
 from quire.core.views import whole_number
-from quire.search.grep import MAX_FILES, GrepResult, Hit, Unread, grep_files, unread_note
+from quire.search.grep import MAX_FILES, GrepResult, grep_files, unread_note
 from quire.vault.workspaces import Workspaces
 
 LIMIT = (1, 200, 50)
@@ -27,22 +27,6 @@ MAX_QUERY_CHARS = 1000
 
 UNREAD_LISTED = 20
 """How many unreadable files an answer names one by one (unread_count counts them all)."""
-
-
-@dataclass(frozen=True)
-class SearchAnswer:
-    """What a search found: the best ``hits`` (at most the limit), how many files matched in
-    all, how many were read, the files it could not read, and whether (and why) it did not
-    search everything."""
-
-    query: str
-    hits: list[Hit]
-    total: int
-    searched: int
-    unread: list[Unread] = field(default_factory=list)
-    unread_count: int = 0
-    truncated: bool = False
-    note: str | None = None
 
 
 def checked_query(raw: str | None) -> str:
@@ -141,10 +125,20 @@ def _answer(query: str, grep: GrepResult, limit: int, listing_note: str | None) 
         notes.append(unread)
     return SearchAnswer(
         query=query,
-        hits=grep.hits[:limit],
+        results=tuple(
+            SearchResult(
+                path=hit.path,
+                title=hit.title,
+                matches=hit.matches,
+                lines=tuple(SearchLine(line=line.line, text=line.text) for line in hit.lines),
+            )
+            for hit in grep.hits[:limit]
+        ),
         total=len(grep.hits),
         searched=grep.searched,
-        unread=grep.unread[:UNREAD_LISTED],
+        unread=tuple(
+            UnreadFile(path=item.path, reason=item.reason) for item in grep.unread[:UNREAD_LISTED]
+        ),
         unread_count=len(grep.unread),
         truncated=listing_note is not None or grep.bytes_cut,
         note=" ".join(notes) or None,

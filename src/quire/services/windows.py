@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from quire.api.events import OpenData, OpenEvent, PresentData, PresentEvent, WindowEvent
+from quire.api.windows import Presented, RecentDocument, Recents, Tab, Window
 from quire.core.errors import EditRefused, InvalidArgument, NotOpen, PathRefused
 from quire.core.views import (
     DOC_ID_LENGTH,
@@ -26,7 +28,6 @@ from quire.core.views import (
 )
 from quire.db import windows as store
 from quire.fs.sandbox import check_document
-from quire.services.events import Event
 
 if TYPE_CHECKING:
     from quire.db.engine import Database
@@ -82,7 +83,7 @@ class Current:
 
 
 @dataclass(frozen=True)
-class RecentDocument:
+class Recent:
     """A recently opened document: its path, file name and last opening (ms since epoch)."""
 
     path: Path
@@ -164,12 +165,8 @@ class Windows:
                     now_ms=now,
                     keep=RECENTS_KEPT,
                 )
-        data: dict[str, object] = {"path": str(resolved), "docId": doc_id, "view": view}
-        if line is not None:
-            data["line"] = line
-        if author is not None:
-            data["author"] = author
-        self._bus.publish(user, Event("open", data))
+        data = OpenData(path=str(resolved), doc_id=doc_id, view=view, line=line, author=author)
+        self._bus.publish(user, OpenEvent(data=data))
         await self._announce(user)
         return Opened(resolved, doc_id, view)
 
@@ -232,10 +229,8 @@ class Windows:
                 await store.save_window(
                     session, user, active_doc_id=opened.doc_id, present=True, now_ms=now
                 )
-        data: dict[str, object] = {"path": str(opened.path), "docId": opened.doc_id}
-        if author is not None:
-            data["author"] = author
-        self._bus.publish(user, Event("present", data))
+        data = PresentData(path=str(opened.path), doc_id=opened.doc_id, author=author)
+        self._bus.publish(user, PresentEvent(data=data))
         await self._announce(user)
         return opened
 
@@ -316,13 +311,13 @@ class Windows:
         self._versions[user] = self._versions.get(user, 0) + 1
         self._states.pop(user, None)
 
-    async def recent(self, user: str, limit: int = RECENT_LIMIT[2]) -> list[RecentDocument]:
+    async def recent(self, user: str, limit: int = RECENT_LIMIT[2]) -> list[Recent]:
         """The user's recently opened documents, newest first; ``limit`` is 1 to 200."""
         low, high, _ = RECENT_LIMIT
         whole_number(limit, "limit", low, high)
         async with self._db.session() as session:
             rows = await store.list_recents(session, user, limit)
-        return [RecentDocument(Path(row.path), row.name, row.opened_at_ms) for row in rows]
+        return [Recent(Path(row.path), row.name, row.opened_at_ms) for row in rows]
 
     async def _checked(self, path: Path, verb: str) -> Path:
         resolved = await anyio.to_thread.run_sync(lambda: check_document(path, verb=verb))
@@ -342,7 +337,7 @@ class Windows:
     async def _announce(self, user: str) -> WindowState:
         self._forget(user)
         state = await self.state(user)
-        self._bus.publish(user, Event("window", window_data(state)))
+        self._bus.publish(user, WindowEvent(data=window_answer(state)))
         return state
 
     def _lock(self, user: str) -> anyio.Lock:
@@ -352,23 +347,36 @@ class Windows:
         return lock
 
 
-def window_data(state: WindowState) -> dict[str, object]:
-    """The window state as JSON-ready data (the ``window`` event and ``GET /api/window``)."""
-    return {
-        "tabs": [
-            {
-                "docId": tab.doc_id,
-                "path": str(tab.path),
-                "fileName": tab.path.name,
-                "view": tab.view,
-                "openedAt": tab.opened_at_ms,
-            }
-            for tab in state.tabs
-        ],
-        "active": state.active,
-        "view": state.view,
-        "present": state.present,
-    }
+def window_answer(state: WindowState) -> Window:
+    """The window state as the API answers it (``GET /api/window`` and the ``window`` event)."""
+    tabs = tuple(
+        Tab(
+            doc_id=tab.doc_id,
+            path=str(tab.path),
+            file_name=tab.path.name,
+            view=tab.view,
+            opened_at=tab.opened_at_ms,
+        )
+        for tab in state.tabs
+    )
+    return Window(tabs=tabs, active=state.active, view=state.view, present=state.present)
+
+
+def presented_answer(opened: Opened) -> Presented:
+    """The answer of ``POST /api/window/present``: the document now presented."""
+    return Presented(path=str(opened.path), doc_id=opened.doc_id)
+
+
+def recents_answer(documents: list[Recent]) -> Recents:
+    """The answer of ``GET /api/recent``: the recently opened documents, newest first."""
+    return Recents(
+        recent=tuple(
+            RecentDocument(
+                path=str(item.path), file_name=item.file_name, opened_at=item.opened_at_ms
+            )
+            for item in documents
+        )
+    )
 
 
 def _state(window: store.StoredWindow) -> WindowState:

@@ -1,20 +1,20 @@
 """``/ws/events``: the signed-in user's window events, one JSON text frame each.
 
-Frames are ``{"kind": ..., "data": {...}}``; the browser never sends anything that matters
-here. The socket ends with 1013 when the bus cuts a listener that fell too far behind (or
-the server stops): the browser reconnects and reloads the window state from the API.
+Frames are the ``quire.api.events`` models dumped, ``{"kind": ..., "data": {...}}``; the
+browser never sends anything that matters here. The socket ends with 1013 when the bus cuts
+a listener that fell too far behind (or the server stops): the browser reconnects and reloads
+the window state from the API.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 
 import anyio
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from quire.services.events import Event
+from quire.api.events import Event
 from quire.web.context import current_user, services_of
 
 EVENTS_PATH = "/ws/events"
@@ -22,8 +22,8 @@ CLOSE_RECONNECT = 1013
 
 
 def event_frame(event: Event) -> str:
-    """The JSON text frame for ``event`` (paths and other non-JSON values become text)."""
-    return json.dumps({"kind": event.kind, "data": event.data}, ensure_ascii=False, default=str)
+    """The JSON text frame for ``event``: its model dumped, ``{"kind": ..., "data": {...}}``."""
+    return event.dump_json().decode()
 
 
 async def events_socket(websocket: WebSocket) -> None:

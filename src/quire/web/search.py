@@ -1,6 +1,6 @@
 """``GET /api/search``: the window's search over the served documents and the recent ones.
 
-Thin: parse the query strictly, call ``services.search``, render JSON.
+Thin: parse the query strictly, call ``services.search``, answer its model.
 """
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ from __future__ import annotations
 from urllib.parse import parse_qsl
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from quire.core.errors import InvalidArgument
-from quire.services.search import LIMIT, SearchAnswer, search_documents, served_folder
+from quire.services.search import LIMIT, search_documents, served_folder
+from quire.web.answers import answer
 from quire.web.arguments import query_args, query_int
 from quire.web.context import current_user, services_of
 
@@ -32,7 +33,7 @@ def _require_utf8(request: Request) -> None:
         ) from None
 
 
-async def search(request: Request) -> JSONResponse:
+async def search(request: Request) -> Response:
     """Search the workspaces' Markdown documents and the recent ones for `q` (one phrase,
     ignoring case; 1 to 1,000 characters). `limit` (1 to 200, default 50) caps the files
     returned, those with the most matching lines first; `workspace` (a path from
@@ -48,38 +49,14 @@ async def search(request: Request) -> JSONResponse:
     raw_workspace = values.get("workspace")
     workspace = None if raw_workspace is None else served_folder(services.workspaces, raw_workspace)
     recents = await services.windows.recent(current_user(request), 200)
-    answer = await search_documents(
+    found = await search_documents(
         services.workspaces,
         [item.path for item in recents],
         values.get("q", ""),
         limit=LIMIT[2] if limit is None else limit,
         workspace=workspace,
     )
-    return JSONResponse(answer_data(answer))
-
-
-def answer_data(answer: SearchAnswer) -> dict[str, object]:
-    """The JSON of a search answer."""
-    data: dict[str, object] = {
-        "query": answer.query,
-        "results": [
-            {
-                "path": hit.path,
-                "title": hit.title,
-                "matches": hit.matches,
-                "lines": [{"line": line.line, "text": line.text} for line in hit.lines],
-            }
-            for hit in answer.hits
-        ],
-        "total": answer.total,
-        "searched": answer.searched,
-        "truncated": answer.truncated,
-        "unread": [{"path": item.path, "reason": item.reason} for item in answer.unread],
-        "unreadCount": answer.unread_count,
-    }
-    if answer.note is not None:
-        data["note"] = answer.note
-    return data
+    return answer(found)
 
 
 routes: list[BaseRoute] = [Route("/api/search", search, methods=["GET"])]

@@ -1,19 +1,19 @@
 """HTTP routes of the person's window: its state, present mode, views, tabs, recents and the
 workspace file listing.
 
-Thin: parse the request, call the windows service (or the workspaces), render JSON.
+Thin: parse the request, call the windows service (or the listing), answer its model.
 """
 
 from __future__ import annotations
 
-import anyio
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from quire.api.windows import NoBody, PresentBody, TabBody, ViewBody
-from quire.services.windows import WindowState, window_data
-from quire.vault.workspaces import PAGE_LIMIT
+from quire.services.listing import file_page, workspace_list
+from quire.services.windows import presented_answer, recents_answer, window_answer
+from quire.web.answers import answer
 from quire.web.arguments import (
     absolute_path,
     query_args,
@@ -24,59 +24,59 @@ from quire.web.authors import requesting_agent
 from quire.web.context import current_user, services_of
 
 
-async def get_window(request: Request) -> JSONResponse:
+async def get_window(request: Request) -> Response:
     """The window: its tabs (docId, path, fileName, view, openedAt), the active docId, its
     view, and whether it is presented."""
     query_args(request, ())
     state = await services_of(request).windows.state(current_user(request))
-    return _window(state)
+    return answer(window_answer(state))
 
 
-async def present(request: Request) -> JSONResponse:
+async def present(request: Request) -> Response:
     """Show a document in Read view in present (zen) mode: `path`, else the open document.
-    Answers `{ok: true, path}`; 409 NotOpen when no path is given and nothing is open. A
-    token request's `present` event names the agent of its `X-Quire-Agent` header."""
+    Answers `{ok: true, path, docId}`; 409 NotOpen when no path is given and nothing is open.
+    A token request's `present` event names the agent of its `X-Quire-Agent` header."""
     body = await read_body(request, PresentBody)
     path = None if body.path is None else absolute_path(body.path)
     opened = await services_of(request).windows.present(
         current_user(request), path, author=requesting_agent(request)
     )
-    return JSONResponse({"ok": True, "path": str(opened.path), "docId": opened.doc_id})
+    return answer(presented_answer(opened))
 
 
-async def leave_present(request: Request) -> JSONResponse:
+async def leave_present(request: Request) -> Response:
     """Leave present mode (the person pressed Escape); answers the window."""
     await read_body(request, NoBody)
     state = await services_of(request).windows.leave_present(current_user(request))
-    return _window(state)
+    return answer(window_answer(state))
 
 
-async def set_view(request: Request) -> JSONResponse:
+async def set_view(request: Request) -> Response:
     """Set the view (read, edit or source) of the open tab `docId`; answers the window."""
     body = await read_body(request, ViewBody)
     state = await services_of(request).windows.set_view(
         current_user(request), body.docId, body.view
     )
-    return _window(state)
+    return answer(window_answer(state))
 
 
-async def activate(request: Request) -> JSONResponse:
+async def activate(request: Request) -> Response:
     """Make the open tab `docId` the active document; answers the window."""
     body = await read_body(request, TabBody)
     state = await services_of(request).windows.activate(current_user(request), body.docId)
-    return _window(state)
+    return answer(window_answer(state))
 
 
-async def close_tab(request: Request) -> JSONResponse:
+async def close_tab(request: Request) -> Response:
     """Close the tab `docId` (the next tab becomes active); answers the window."""
     body = await read_body(request, TabBody)
     state = await services_of(request).windows.close_tab(current_user(request), body.docId)
-    return _window(state)
+    return answer(window_answer(state))
 
 
-async def recent(request: Request) -> JSONResponse:
-    """Recently opened documents, newest first: `[{path, fileName, openedAt}]` (openedAt in
-    ms since the epoch). `limit` is a whole number from 1 to 200 (default 10)."""
+async def recent(request: Request) -> Response:
+    """Recently opened documents, newest first: `{recent: [{path, fileName, openedAt}]}`
+    (openedAt in ms since the epoch). `limit` is a whole number from 1 to 200 (default 10)."""
     values = query_args(request, ("limit",))
     limit = query_int(values, "limit")
     windows = services_of(request).windows
@@ -85,55 +85,22 @@ async def recent(request: Request) -> JSONResponse:
         if limit is None
         else await windows.recent(current_user(request), limit)
     )
-    return JSONResponse(
-        [
-            {"path": str(item.path), "fileName": item.file_name, "openedAt": item.opened_at_ms}
-            for item in documents
-        ]
-    )
+    return answer(recents_answer(documents))
 
 
-async def workspaces(request: Request) -> JSONResponse:
+async def workspaces(request: Request) -> Response:
     """The folders this server serves: `{workspaces: [{path, name}]}`, in the order given."""
-    folders = services_of(request).workspaces.folders
-    return JSONResponse(
-        {"workspaces": [{"path": str(folder), "name": folder.name} for folder in folders]}
-    )
+    return answer(workspace_list(services_of(request).workspaces))
 
 
-async def files(request: Request) -> JSONResponse:
+async def files(request: Request) -> Response:
     """One page of the Markdown documents in the workspaces: `{files: [{path, workspace,
     relPath, mtimeMs, size}], nextCursor, total, truncated, note?}`. Pass the page's
     nextCursor as `cursor` for the next page; `limit` is 1 to 1,000 (default 100)."""
     values = query_args(request, ("cursor", "limit"))
     limit = query_int(values, "limit")
-    cursor = values.get("cursor")
-    workspaces = services_of(request).workspaces
-    page = await anyio.to_thread.run_sync(
-        lambda: workspaces.list_files(cursor, PAGE_LIMIT[2] if limit is None else limit)
-    )
-    data: dict[str, object] = {
-        "files": [
-            {
-                "path": str(item.path),
-                "workspace": str(item.workspace),
-                "relPath": item.rel_path,
-                "mtimeMs": item.mtime_ms,
-                "size": item.size,
-            }
-            for item in page.files
-        ],
-        "nextCursor": page.next_cursor,
-        "total": page.total,
-        "truncated": page.truncated,
-    }
-    if page.note is not None:
-        data["note"] = page.note
-    return JSONResponse(data)
-
-
-def _window(state: WindowState) -> JSONResponse:
-    return JSONResponse(window_data(state))
+    page = await file_page(services_of(request).workspaces, values.get("cursor"), limit)
+    return answer(page)
 
 
 routes: list[BaseRoute] = [

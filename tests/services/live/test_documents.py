@@ -17,9 +17,10 @@ from quire.core.errors import EditRefused, FileMissing, InvalidArgument, NotOpen
 from quire.core.views import document_id
 from quire.db import buffers
 from quire.db.engine import Database
-from quire.services.events import Event, EventBus
+from quire.services.events import EventBus
 from quire.services.live.document import CONTENT
 from quire.services.live.documents import LiveDocuments
+from tests.support.events import CheckedBus
 
 NOW = 1_700_000_000_000
 NOTE = "# Plan\n\n- item one\n- item two\n"
@@ -43,7 +44,7 @@ def note(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def bus() -> EventBus:
-    return EventBus()
+    return CheckedBus()
 
 
 @pytest.fixture
@@ -271,12 +272,13 @@ async def test_an_edit_publishes_activity_and_the_changed_range(
         await documents.replace_unique(live.doc_id, "two", "deux", author="claude")
         with anyio.fail_after(5):
             activity, changed = await anext(events), await anext(events)
-    assert activity == Event(
-        "activity", {"path": str(live.path), "author": "claude", "kind": "edit"}
-    )
-    assert changed == Event(
-        "document",
-        {
+    assert activity.dump() == {
+        "kind": "activity",
+        "data": {"path": str(live.path), "author": "claude", "kind": "edit"},
+    }
+    assert changed.dump() == {
+        "kind": "document",
+        "data": {
             "docId": live.doc_id,
             "path": str(live.path),
             "author": "claude",
@@ -284,7 +286,7 @@ async def test_an_edit_publishes_activity_and_the_changed_range(
             "from": 7,
             "to": 11,
         },
-    )
+    }
 
 
 async def test_an_edit_with_save_writes_the_file(
@@ -549,9 +551,10 @@ async def test_a_file_changed_during_a_restart_conflicts_with_unsaved_edits(
         with anyio.fail_after(5):
             event = await anext(events)
     mine = NOTE.replace("item one", "mine")
-    assert event == Event(
-        "conflict", {"docId": restored.doc_id, "path": str(note), "mine": mine, "disk": disk}
-    )
+    assert event.dump() == {
+        "kind": "conflict",
+        "data": {"docId": restored.doc_id, "path": str(note), "mine": mine, "disk": disk},
+    }
     assert restored.text() == mine
     assert second.conflict(restored.doc_id) == disk
     with pytest.raises(EditRefused, match="Resolve the conflict in the window first"):

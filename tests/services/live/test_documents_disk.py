@@ -12,10 +12,12 @@ import pytest
 from anyio.streams.memory import MemoryObjectReceiveStream
 from pycrdt import Doc, Text, TextEvent
 
+from quire.api.events import Event
 from quire.db.engine import Database
-from quire.services.events import Event, EventBus
+from quire.services.events import EventBus
 from quire.services.live.document import CONTENT, LiveDocument
 from quire.services.live.documents import LiveDocuments
+from tests.support.events import CheckedBus
 
 NOTE = "# Plan\n\n- item one\n- item two\n"
 
@@ -42,7 +44,7 @@ def note(folder: Path) -> Path:
 
 @pytest.fixture
 def bus() -> EventBus:
-    return EventBus()
+    return CheckedBus()
 
 
 @pytest.fixture
@@ -135,9 +137,10 @@ async def test_a_dirty_buffer_keeps_its_text_and_raises_a_conflict(
         atomic_save(note, "theirs\n")
         with anyio.fail_after(10):
             event = await anext(events)
-    assert event == Event(
-        "conflict", {"docId": live.doc_id, "path": str(note), "mine": mine, "disk": "theirs\n"}
-    )
+    assert event.dump() == {
+        "kind": "conflict",
+        "data": {"docId": live.doc_id, "path": str(note), "mine": mine, "disk": "theirs\n"},
+    }
     assert live.text() == mine
     assert documents.conflict(live.doc_id) == "theirs\n"
     await documents.resolve_conflict(live.doc_id, "disk")
@@ -210,7 +213,7 @@ async def raise_conflict(
     live = await documents.open(note)
     await documents.replace_unique(live.doc_id, "item one", "mine", author="person")
     atomic_save(note, "theirs\n")
-    assert "resolved" not in (await next_conflict(events)).data
+    assert "resolved" not in (await next_conflict(events)).dump()["data"]
     return live
 
 
@@ -222,9 +225,10 @@ async def test_resolving_a_conflict_tells_every_window_it_ended(
         live = await raise_conflict(documents, note, events)
         await documents.resolve_conflict(live.doc_id, keep)
         ended = await next_conflict(events)
-    assert ended == Event(
-        "conflict", {"docId": live.doc_id, "path": str(note), "resolved": True, "dirty": dirty}
-    )
+    assert ended.dump() == {
+        "kind": "conflict",
+        "data": {"docId": live.doc_id, "path": str(note), "resolved": True, "dirty": dirty},
+    }
     assert documents.conflict(live.doc_id) is None
 
 
@@ -235,8 +239,9 @@ async def test_a_conflict_ends_for_every_window_when_the_file_goes_back(
         live = await raise_conflict(documents, note, events)
         atomic_save(note, NOTE)
         ended = await next_conflict(events)
-    assert ended == Event(
-        "conflict", {"docId": live.doc_id, "path": str(note), "resolved": True, "dirty": True}
-    )
+    assert ended.dump() == {
+        "kind": "conflict",
+        "data": {"docId": live.doc_id, "path": str(note), "resolved": True, "dirty": True},
+    }
     assert documents.conflict(live.doc_id) is None
     assert "mine" in live.text()

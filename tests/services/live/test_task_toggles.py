@@ -12,7 +12,7 @@ from pycrdt import Doc, Text, TransactionEvent
 
 from quire.core.errors import InvalidArgument, NotOpen
 from quire.db.engine import Database
-from quire.services.events import Event, EventBus
+from quire.services.events import EventBus
 from quire.services.live.document import CONTENT, LiveDocument, Origin
 from quire.services.live.documents import LiveDocuments
 
@@ -98,11 +98,14 @@ async def test_a_click_publishes_the_changed_box_as_the_persons_edit(
         await documents.toggle_task(live.doc_id, 4, False, author="person")
         with anyio.fail_after(5):
             activity, changed = await anext(events), await anext(events)
-    assert activity == Event("activity", {"path": str(note), "author": "person", "kind": "edit"})
+    assert activity.dump() == {
+        "kind": "activity",
+        "data": {"path": str(note), "author": "person", "kind": "edit"},
+    }
     box = NOTE.index("[x]") + 1
-    assert changed == Event(
-        "document",
-        {
+    assert changed.dump() == {
+        "kind": "document",
+        "data": {
             "docId": live.doc_id,
             "path": str(note),
             "author": "person",
@@ -110,7 +113,7 @@ async def test_a_click_publishes_the_changed_box_as_the_persons_edit(
             "from": box,
             "to": box + 1,
         },
-    )
+    }
 
 
 async def test_typing_not_yet_synced_is_kept_beside_the_click(

@@ -24,6 +24,7 @@ from quire.api.chats import (
     Posted,
     Waited,
 )
+from quire.api.events import ChatData, ChatDeletedEvent, ChatEvent, ChatNamed, ChatPresenceEvent
 from quire.core.chat import sanitize_label, utc_stamp
 from quire.core.errors import InvalidArgument, QuireError
 from quire.core.views import document_id, whole_number
@@ -48,7 +49,7 @@ from quire.services.chat.slash_posts import SlashPost, context_report, slash_pos
 from quire.services.chat.tails import ChatIndex, ChatState
 from quire.services.chat.wakeups import ChatWaits
 from quire.services.chat.writes import ChatWriter
-from quire.services.events import Event, EventBus
+from quire.services.events import EventBus
 from quire.services.live.documents import LiveDocuments
 from quire.vault.watch import FileChange, FolderWatcher
 from quire.vault.workspaces import Workspaces
@@ -227,8 +228,8 @@ class ChatService:
                 stamp = utc_stamp(datetime.fromtimestamp(self._clock() / 1000, tz=UTC))
                 state = await self._writer.append(target, name, stamp, text)
             self._waits.notify(target.key)
-            data: dict[str, object] = {"path": target.key, "number": state.count, "author": name}
-            self._bus.publish(user, Event("chat", data))
+            data = ChatData(path=target.key, number=state.count, author=name)
+            self._bus.publish(user, ChatEvent(data=data))
             self._announce(user, target, self._presence.posted(target.key, name))
             posted = Posted(kind="message", number=state.count)
         await self.sessions.record(user, session, target.key, name, "post")
@@ -287,7 +288,7 @@ class ChatService:
         await self.sessions.leave(user, target.key)
         self._presence.forget(target.key)
         self._waits.notify(target.key)
-        self._bus.publish(user, Event("chat-deleted", {"path": target.key}))
+        self._bus.publish(user, ChatDeletedEvent(data=ChatNamed(path=target.key)))
         self._announce(user, target, True)
 
     async def pin(self, user: str, path: Path, pinned: bool) -> bool:
@@ -369,7 +370,7 @@ class ChatService:
 
     def _announce(self, user: str, target: ChatPath, changed: bool) -> None:
         if changed:
-            self._bus.publish(user, Event("chat-presence", {"path": target.key}))
+            self._bus.publish(user, ChatPresenceEvent(data=ChatNamed(path=target.key)))
 
     async def _watch(self, target: ChatPath) -> None:
         folder = target.path.parent

@@ -17,13 +17,14 @@ from typing import Literal, Self
 
 import anyio
 
+from quire.api.events import Event
 from quire.core.errors import NotOpen, QuireError
 from quire.core.views import OWNER, document_id
 from quire.db import buffers
 from quire.db.engine import Database
 from quire.markdown import edits, tasks
 from quire.markdown.edits import Replacement
-from quire.services.events import Event, EventBus
+from quire.services.events import EventBus
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.events import (
     conflict_event,

@@ -22,6 +22,7 @@ import anyio
 from anyio.abc import TaskGroup
 from sqlalchemy.exc import SQLAlchemyError
 
+from quire.api.events import ReviewData, ReviewEvent
 from quire.core.errors import InvalidArgument, QuireError, ReviewNotFound, ReviewRefused
 from quire.core.views import (
     DECISIONS,
@@ -33,7 +34,6 @@ from quire.core.views import (
 )
 from quire.db import reviews as store
 from quire.db.reviews import StoredReview
-from quire.services.events import Event
 from quire.services.reviews.checks import check_request, check_resume, check_storable, content_hash
 from quire.services.reviews.results import (
     Annotations,
@@ -411,8 +411,10 @@ class Reviews:
     def _announce(self, review: StoredReview) -> None:
         self._waiters.wake(review)
         action = "new" if review.status == "pending" else review.status
-        data: dict[str, object] = {"action": action, "review": review_record(review).dump()}
-        self._bus.publish(review.user_id, Event("review", data))
+        self._bus.publish(
+            review.user_id,
+            ReviewEvent(data=ReviewData(action=action, review=review_record(review))),
+        )
 
 
 def _age(review: StoredReview) -> tuple[int, str]:
