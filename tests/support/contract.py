@@ -45,7 +45,7 @@ def check_answer(response: httpx.Response) -> None:
     mismatches: list[AnswerMismatch] = []
     for model in operation.answers:
         try:
-            model.parse(response.json())
+            model.parse_json(response.content)
         except AnswerMismatch as err:
             mismatches.append(err)
         else:

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import MISSING, BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
+
+SCHEMA_REFS = "#/components/schemas/{model}"
+"""Where the OpenAPI document keeps the models' schemas."""
 
 
 class StrictBody(BaseModel):
@@ -24,7 +29,10 @@ class Answer(BaseModel):
 
     Fields are named in snake_case in Python; ``dump`` writes them under their camelCase
     aliases. Unknown fields are ignored when parsing, so a newer server can add one. A field
-    left out of the answer when it has no value says so with ``exclude_if``.
+    that only some answers carry is left out of the others, never sent as null: either
+    ``omitted_when_none()`` (None means "not carried") or ``X | MISSING = MISSING`` where
+    null is a value of its own (a review's ``comments``). Either way its schema does not list
+    it as required; every other field is required, defaults included.
     """
 
     model_config = ConfigDict(
@@ -47,10 +55,30 @@ class Answer(BaseModel):
         return self.__pydantic_serializer__.to_json(self, by_alias=True)
 
     @classmethod
+    def schema_of(cls, ref_template: str = SCHEMA_REFS) -> dict[str, Any]:
+        """The JSON Schema of the answer as sent (camelCase, optional fields not required)."""
+        return cls.model_json_schema(
+            by_alias=True,
+            mode="serialization",
+            ref_template=ref_template,
+            schema_generator=AnswerSchema,
+        )
+
+    @classmethod
     def parse(cls, data: object) -> Self:
-        """The answer ``data`` holds; AnswerMismatch names the first field that does not fit."""
+        """The answer ``data`` (decoded JSON) holds; AnswerMismatch names the first field that
+        does not fit. Values are converted where JSON allows more than one spelling."""
         try:
             return cls.model_validate(data)
+        except ValidationError as err:
+            raise AnswerMismatch(cls, err) from None
+
+    @classmethod
+    def parse_json(cls, payload: bytes) -> Self:
+        """The answer in the JSON text ``payload``, read strictly: ``"5"`` is not 5, ``"true"``
+        is not true; AnswerMismatch names the first field that does not fit."""
+        try:
+            return cls.model_validate_json(payload, strict=True)
         except ValidationError as err:
             raise AnswerMismatch(cls, err) from None
 
@@ -73,6 +101,29 @@ class Ok(Answer):
     """The answer of an operation that has nothing to say but that it was done."""
 
     ok: bool = True
+
+
+class AnswerSchema(GenerateJsonSchema):
+    """Answer schemas: a field left out of some answers is not required (see ``Answer``)."""
+
+    def field_is_required(
+        self,
+        field: core_schema.ModelField | core_schema.DataclassField | core_schema.TypedDictField,
+        total: bool,
+    ) -> bool:
+        if field.get("serialization_exclude_if") is not None or _defaults_to_missing(field):
+            return False
+        return super().field_is_required(field, total)
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        if schema.get("default") is MISSING:
+            return self.generate_inner(schema["schema"])
+        return super().default_schema(schema)
+
+
+def _defaults_to_missing(field: CoreSchema | Any) -> bool:
+    inner = field.get("schema", {})
+    return bool(inner.get("type") == "default" and inner.get("default") is MISSING)
 
 
 def omitted_when_none() -> Any:

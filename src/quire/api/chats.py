@@ -10,7 +10,7 @@ from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
-from quire.api.base import Answer, StrictBody
+from quire.api.base import Answer, StrictBody, omitted_when_none
 
 
 class ChatCreateBody(StrictBody):
@@ -138,18 +138,14 @@ class ChatView(Answer):
     avatars: dict[str, str]
 
 
-def _absent(value: object) -> bool:
-    return value is None
-
-
 class Posted(Answer):
     """A post: a stored message and its `number`, or a slash post (/status, /context,
     /role) and whether it `cleared` what it sets; the field that does not apply is left
     out."""
 
     kind: PostKind
-    number: int | None = Field(default=None, exclude_if=_absent)
-    cleared: bool | None = Field(default=None, exclude_if=_absent)
+    number: int | None = omitted_when_none()
+    cleared: bool | None = omitted_when_none()
 
     @model_validator(mode="after")
     def _one_outcome(self) -> Self:

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from quire.api.base import Answer, Ok, StrictBody
+from quire.api.base import Answer, Ok, StrictBody, omitted_when_none
 from quire.core.views import OpenMode, View
 
 
@@ -73,10 +73,6 @@ class SaveBody(StrictBody):
 # Answers
 
 
-def _absent(value: object) -> bool:
-    return value is None
-
-
 class OpenedDocument(Answer):
     """The answer of `POST /api/documents/open`: the document the window opened and shows.
 
@@ -96,8 +92,8 @@ class CurrentDocument(Answer):
 
     path: str | None
     content: str
-    doc_id: str | None = Field(default=None, exclude_if=_absent)
-    dirty: bool | None = Field(default=None, exclude_if=_absent)
+    doc_id: str | None = omitted_when_none()
+    dirty: bool | None = omitted_when_none()
 
 
 class Replaced(Ok):

@@ -65,10 +65,11 @@ def decode_answer(payload: bytes, url: str) -> Any:
         ) from None
 
 
-def parse_answer(model: type[AnswerT], data: object, url: str) -> AnswerT:
-    """``data`` as ``model``; ServerFailed naming the field when it does not fit."""
+def parse_answer(model: type[AnswerT], payload: bytes, url: str) -> AnswerT:
+    """The answer in ``payload`` as ``model``, read strictly; ServerFailed naming the field
+    when it does not fit (an empty or non-JSON answer included)."""
     try:
-        return model.parse(data)
+        return model.parse_json(payload)
     except AnswerMismatch as err:
         raise ServerFailed(
             f"The Quire server at {url} answered in a shape this client does not know ({err}). "

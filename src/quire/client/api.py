@@ -135,18 +135,18 @@ class QuireApi:
     ) -> OpenedDocument:
         """Open ``path`` in the window (in ``mode``, at ``line`` when given)."""
         body = _without_none({"path": path, "mode": mode, "line": line})
-        data = await self.call("POST", "/api/documents/open", body)
+        data = await self.call_bytes("POST", "/api/documents/open", body)
         return parse_answer(OpenedDocument, data, self._info.url)
 
     async def current(self) -> CurrentDocument:
         """The active document's path and live text (unsaved edits included)."""
-        data = await self.call("GET", "/api/documents/current")
+        data = await self.call_bytes("GET", "/api/documents/current")
         return parse_answer(CurrentDocument, data, self._info.url)
 
     async def edit(self, find: str, replace: str, *, save: bool, path: str | None) -> Replaced:
         """Replace the unique occurrence of ``find`` in the open document."""
         body = _without_none({"find": find, "replace": replace, "save": save, "path": path})
-        data = await self.call("POST", "/api/documents/edit", body)
+        data = await self.call_bytes("POST", "/api/documents/edit", body)
         return parse_answer(Replaced, data, self._info.url)
 
     async def stream_edit(
@@ -162,7 +162,7 @@ class QuireApi:
                 "path": path,
             }
         )
-        data = await self.call("POST", "/api/documents/stream-edit", body)
+        data = await self.call_bytes("POST", "/api/documents/stream-edit", body)
         return parse_answer(StreamPreview, data, self._info.url)
 
     async def stream_edit_apply(
@@ -186,23 +186,23 @@ class QuireApi:
                 "path": path,
             }
         )
-        data = await self.call("POST", "/api/documents/stream-edit-apply", body)
+        data = await self.call_bytes("POST", "/api/documents/stream-edit-apply", body)
         return parse_answer(AppliedPreview, data, self._info.url)
 
     async def set_content(self, content: str, *, save: bool) -> Ok:
         """Replace the open document's whole text."""
         body = {"content": content, "save": save}
-        data = await self.call("POST", "/api/documents/set-content", body)
+        data = await self.call_bytes("POST", "/api/documents/set-content", body)
         return parse_answer(Ok, data, self._info.url)
 
     async def present(self, path: str | None) -> Presented:
         """Present ``path`` (or the open document) in the reading view."""
-        data = await self.call("POST", "/api/window/present", _without_none({"path": path}))
+        data = await self.call_bytes("POST", "/api/window/present", _without_none({"path": path}))
         return parse_answer(Presented, data, self._info.url)
 
     async def recent(self, limit: int) -> tuple[RecentDocument, ...]:
         """The recently opened documents, most recent first."""
-        data = await self.call("GET", "/api/recent", params={"limit": limit})
+        data = await self.call_bytes("GET", "/api/recent", params={"limit": limit})
         return parse_answer(Recents, data, self._info.url).recent
 
     async def files(self, cursor: str | None = None, limit: int = 1000) -> FilePage:
@@ -210,7 +210,7 @@ class QuireApi:
         params: dict[str, Any] = {"limit": limit}
         if cursor is not None:
             params["cursor"] = cursor
-        data = await self.call("GET", "/api/files", params=params)
+        data = await self.call_bytes("GET", "/api/files", params=params)
         return parse_answer(FilePage, data, self._info.url)
 
     async def all_files(self, cap: int = _LISTING_CAP) -> tuple[list[WorkspaceFile], str | None]:
@@ -238,7 +238,7 @@ class QuireApi:
     async def workspaces(self) -> list[str]:
         """The folders the server serves."""
         try:
-            data = await self.call("GET", "/api/workspaces")
+            data = await self.call_bytes("GET", "/api/workspaces")
         except NoSuchEndpoint:
             # A server without the endpoint still names each file's workspace.
             page = await self.files(limit=1000)
@@ -247,7 +247,7 @@ class QuireApi:
 
     async def annotations(self, path: str) -> FileAnnotations:
         """The newest review verdict and the tasks of ``path``."""
-        data = await self.call("GET", "/api/annotations", params={"path": path})
+        data = await self.call_bytes("GET", "/api/annotations", params={"path": path})
         return parse_answer(FileAnnotations, data, self._info.url)
 
     async def request_review(
@@ -267,12 +267,12 @@ class QuireApi:
                 "requested_by": requested_by,
             }
         )
-        data = await self.call("POST", "/api/reviews", body)
+        data = await self.call_bytes("POST", "/api/reviews", body)
         return parse_answer(ReviewOutcome, data, self._info.url).review_id
 
     async def wait_review(self, review_id: str, wait_ms: int) -> ReviewOutcome:
         """Wait up to ``wait_ms`` for the verdict; ``{status: "pending"}`` when none came."""
-        data = await self.call(
+        data = await self.call_bytes(
             "GET",
             f"/api/reviews/{_segment(review_id)}/wait",
             params={"wait_ms": wait_ms},
@@ -293,7 +293,7 @@ class QuireApi:
         body = _without_none(
             {"wait_ms": wait_ms, "path": path, "content": content, "timeout_ms": timeout_ms}
         )
-        data = await self.call(
+        data = await self.call_bytes(
             "POST",
             f"/api/reviews/{_segment(review_id)}/wait",
             body,
@@ -303,7 +303,7 @@ class QuireApi:
 
     async def review(self, review_id: str) -> CheckedReview:
         """The stored record of a review, and whether its file changed since."""
-        data = await self.call("GET", f"/api/reviews/{_segment(review_id)}")
+        data = await self.call_bytes("GET", f"/api/reviews/{_segment(review_id)}")
         return parse_answer(CheckedReview, data, self._info.url)
 
     async def decide(
@@ -311,7 +311,7 @@ class QuireApi:
     ) -> ReviewRecord:
         """Record the person's decision on a review (the web UI's call; tests use it too)."""
         body = _without_none({"verdict": verdict, "comments": comments})
-        data = await self.call("POST", f"/api/reviews/{_segment(review_id)}/decision", body)
+        data = await self.call_bytes("POST", f"/api/reviews/{_segment(review_id)}/decision", body)
         return parse_answer(ReviewRecord, data, self._info.url)
 
     async def call(

@@ -175,7 +175,7 @@ class ChatApi:
         read_seconds: float | None = None,
     ) -> AnswerT:
         try:
-            data = await self._api.call(
+            data = await self._api.call_bytes(
                 method, path, body, params=params, read_seconds=read_seconds
             )
         except NoSuchEndpoint:

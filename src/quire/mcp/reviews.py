@@ -14,7 +14,6 @@ from typing import Any
 import anyio
 from pydantic import MISSING
 
-from quire.api.base import Answer
 from quire.api.reviews import FileAnnotations, ReviewOutcome, ReviewRecord, TaskItem
 from quire.core.errors import InvalidArgument, QuireError, ServerUnreachable, TokenRefused
 from quire.core.views import REVIEW_TIMEOUT_MS, REVIEW_WAIT_MS
@@ -176,11 +175,6 @@ async def _from_disk(
     ).dump()
 
 
-def _result_schema(model: type[Answer]) -> dict[str, Any]:
-    """The output schema of a tool whose result is ``model``: generated, never hand-written."""
-    return model.model_json_schema(by_alias=True, mode="serialization")
-
-
 REQUEST_REVIEW = ToolSpec(
     name="request_review",
     title="Ask the person for a review",
@@ -215,7 +209,7 @@ REQUEST_REVIEW = ToolSpec(
             ),
         }
     ),
-    output_schema=_result_schema(ReviewOutcome),
+    output_schema=s.answer(ReviewOutcome),
     handler=request_review_tool,
 )
 
@@ -230,7 +224,7 @@ GET_USER_ANNOTATIONS = ToolSpec(
         "verdict."
     ),
     input_schema=s.obj({"path": s.path("The Markdown file.")}, ["path"]),
-    output_schema=_result_schema(ToolAnnotations),
+    output_schema=s.answer(ToolAnnotations),
     handler=get_user_annotations_tool,
     read_only=True,
     idempotent=True,

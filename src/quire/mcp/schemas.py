@@ -75,11 +75,14 @@ def out(properties: Json, required: list[str]) -> Json:
     return {"type": "object", "properties": properties, "required": required}
 
 
-def answer(model: type[Answer]) -> Json:
+def answer(model: type[Answer], extra: Json | None = None) -> Json:
     """The output schema of a tool whose structured result is ``model`` dumped (camelCase
     keys): the model's serialization schema with the models it uses written in place and
-    pydantic's generated titles left out, so a client needs no ``$ref`` resolver."""
-    schema = model.model_json_schema(by_alias=True, mode="serialization")
+    pydantic's generated titles left out, so a client needs no ``$ref`` resolver. ``extra``
+    properties (replacing the model's of the same name) are what the tool adds to the model."""
+    schema = model.schema_of()
+    if extra:
+        schema["properties"].update(extra)
     definitions: Json = schema.pop("$defs", {})
     inlined: Json = _inline(schema, definitions)
     return inlined

@@ -13,12 +13,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import JsonSchemaMode
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from quire import __version__
+from quire.api.base import SCHEMA_REFS, Answer
 from quire.api.errors import ErrorBody
 from quire.api.operations import OPERATIONS, Operation
 from quire.web.auth import SESSION_COOKIE
@@ -97,13 +97,13 @@ async def openapi_endpoint(request: Request) -> JSONResponse:
     return JSONResponse(openapi_document(request.app.routes))
 
 
-def component(
-    model: type[BaseModel], schemas: dict[str, Any], mode: JsonSchemaMode = "serialization"
-) -> dict[str, str]:
-    """A ``$ref`` to ``model``'s schema, added (with the models it uses) to ``schemas``."""
-    schema = model.model_json_schema(
-        by_alias=True, mode=mode, ref_template="#/components/schemas/{model}"
-    )
+def component(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, str]:
+    """A ``$ref`` to ``model``'s schema, added (with the models it uses) to ``schemas``: an
+    answer as it is sent, a request body as it is read."""
+    if issubclass(model, Answer):
+        schema = model.schema_of(SCHEMA_REFS)
+    else:
+        schema = model.model_json_schema(by_alias=True, mode="validation", ref_template=SCHEMA_REFS)
     schemas.update(schema.pop("$defs", {}))
     schemas[model.__name__] = schema
     return {"$ref": f"#/components/schemas/{model.__name__}"}
@@ -139,9 +139,7 @@ def _operation(operation: Operation, route: Route, schemas: dict[str, Any]) -> d
     if operation.body is not None:
         described["requestBody"] = {
             "required": any(field.is_required() for field in operation.body.model_fields.values()),
-            "content": {
-                "application/json": {"schema": component(operation.body, schemas, "validation")}
-            },
+            "content": {"application/json": {"schema": component(operation.body, schemas)}},
         }
     if operation.public:
         described["security"] = []
