@@ -24,6 +24,7 @@ from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.mcp.app_harness import app_harness
 from tests.mcp.harness import data_of
+from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
 pytestmark = pytest.mark.anyio
@@ -123,7 +124,9 @@ async def test_over_streamable_http_the_client_name_reaches_the_window(tmp_path:
     (workspace / "plan.md").write_text(PLAN, encoding="utf-8")
     settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=4747)
     info = types.Implementation(name="test-agent", version="1")
-    async with open_services(settings, token=TOKEN, clock=clock) as services:
+    async with open_services(
+        settings, token=TOKEN, clock=clock, machine=machine_under(tmp_path)
+    ) as services:
         app = create_app(services)
         async with app.router.lifespan_context(app), live_server(app) as port:
             http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)

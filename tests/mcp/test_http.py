@@ -18,6 +18,7 @@ from quire.services.app import open_services
 from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.mcp.harness import data_of, error_of
+from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
 pytestmark = pytest.mark.anyio
@@ -36,7 +37,9 @@ async def served(tmp_path: Path) -> AsyncIterator[str]:
     workspace.mkdir()
     (workspace / "a.md").write_text("# A\n\nalpha\n", encoding="utf-8")
     settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=4747)
-    async with open_services(settings, token=TOKEN, clock=clock) as services:
+    async with open_services(
+        settings, token=TOKEN, clock=clock, machine=machine_under(tmp_path)
+    ) as services:
         quire_app = create_app(services)
         async with quire_app.router.lifespan_context(quire_app), live_server(quire_app) as port:
             yield f"http://127.0.0.1:{port}"
