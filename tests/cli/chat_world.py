@@ -24,6 +24,7 @@ from quire.core.server_info import ServerInfo, dumps
 from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings
 from quire.web.app import create_app
+from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
 TOKEN = "c" * 64
@@ -125,7 +126,9 @@ async def serve(workspace: Path, state: Path) -> AsyncIterator[tuple[AppServices
     """Open the services over ``workspace`` and serve them on a free port."""
     settings = Settings(workspaces=(workspace,), state_dir=state, port=4747)
     async with (
-        open_services(settings, token=TOKEN, clock=_clock) as services,
+        open_services(
+            settings, token=TOKEN, clock=_clock, machine=machine_under(state)
+        ) as services,
         live_server(create_app(services)) as port,
     ):
         yield services, port

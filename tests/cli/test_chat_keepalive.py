@@ -23,6 +23,7 @@ from quire.services.app import open_services
 from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.cli.chat_world import PROGRAM, chat_world
+from tests.support.machines import machine_under
 from tests.support.world import FakeClock
 
 pytestmark = pytest.mark.anyio
@@ -75,7 +76,9 @@ async def world(tmp_path: Path, *, running: bool = True) -> AsyncIterator[World]
     state = tmp_path / "state"
     settings = Settings(workspaces=(workspace,), state_dir=state, port=4747)
     server_clock = FakeClock()
-    async with open_services(settings, token=TOKEN, clock=server_clock) as services:
+    async with open_services(
+        settings, token=TOKEN, clock=server_clock, machine=machine_under(tmp_path)
+    ) as services:
         transport = httpx.ASGITransport(app=create_app(services))
         info = ServerInfo(url=URL, token=TOKEN, pid=os.getpid())
         api = QuireApi(info, server_file=state / "server.json", transport=transport)

@@ -21,6 +21,7 @@ from quire.services.app import open_services
 from quire.settings.model import Settings
 from quire.settings.server_file import Found
 from quire.web.app import create_app
+from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
 TOKEN = "a" * 64
@@ -91,7 +92,12 @@ async def test_a_running_server_with_its_token_is_checked_and_a_wrong_token_fail
     (workspace / "a.md").write_text("x\n", encoding="utf-8")
     settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=4747)
     async with (
-        open_services(settings, token=TOKEN, clock=lambda: time.time_ns() // 1_000_000) as services,
+        open_services(
+            settings,
+            token=TOKEN,
+            clock=lambda: time.time_ns() // 1_000_000,
+            machine=machine_under(tmp_path),
+        ) as services,
         live_server(create_app(services)) as port,
     ):
         url = f"http://127.0.0.1:{port}"

@@ -30,6 +30,7 @@ from tests.docs.mentions import (
     tool_problems,
     unlisted_pages,
 )
+from tests.support.machines import machine_under
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -58,7 +59,9 @@ async def routes(tmp_path: Path, anyio_backend: str) -> set[str]:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state")
-    async with open_services(settings, token="t" * 64, clock=lambda: 0) as services:
+    async with open_services(
+        settings, token="t" * 64, clock=lambda: 0, machine=machine_under(tmp_path)
+    ) as services:
         return _route_paths(create_app(services).routes)
 
 

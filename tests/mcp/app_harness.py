@@ -21,6 +21,7 @@ from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.mcp.harness import Harness, make_harness
+from tests.support.machines import machine_under
 
 TOKEN = "0123456789abcdef" * 4
 PORT = 4747
@@ -46,7 +47,9 @@ async def app_harness(tmp_path: Path, **options: object) -> AsyncIterator[AppHar
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=PORT)
-    async with open_services(settings, token=TOKEN, clock=_clock) as services:
+    async with open_services(
+        settings, token=TOKEN, clock=_clock, machine=machine_under(tmp_path)
+    ) as services:
         transport = httpx.ASGITransport(app=create_app(services))
         info = ServerInfo(url=URL, token=TOKEN, pid=os.getpid())
         harness = make_harness(tmp_path, fixed=info, transport=transport, **options)  # type: ignore[arg-type]

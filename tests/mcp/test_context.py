@@ -18,12 +18,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp import Client
 from quire.api.events import Event
+from quire.cli.serve import server_app
 from quire.core.views import OWNER
 from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings
-from quire.web.app import create_app
 from tests.mcp.app_harness import app_harness
 from tests.mcp.harness import data_of
+from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
 pytestmark = pytest.mark.anyio
@@ -123,8 +124,10 @@ async def test_over_streamable_http_the_client_name_reaches_the_window(tmp_path:
     (workspace / "plan.md").write_text(PLAN, encoding="utf-8")
     settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=4747)
     info = types.Implementation(name="test-agent", version="1")
-    async with open_services(settings, token=TOKEN, clock=clock) as services:
-        app = create_app(services)
+    async with open_services(
+        settings, token=TOKEN, clock=clock, machine=machine_under(tmp_path)
+    ) as services:
+        app = server_app(services)
         async with app.router.lifespan_context(app), live_server(app) as port:
             http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
             transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)

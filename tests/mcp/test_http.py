@@ -13,11 +13,12 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp import Client
+from quire.cli.serve import server_app
 from quire.mcp.catalog import TOOLS
 from quire.services.app import open_services
 from quire.settings.model import Settings
-from quire.web.app import create_app
 from tests.mcp.harness import data_of, error_of
+from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
 pytestmark = pytest.mark.anyio
@@ -31,13 +32,16 @@ def clock() -> int:
 
 @asynccontextmanager
 async def served(tmp_path: Path) -> AsyncIterator[str]:
-    """The Quire app, which mounts /mcp itself, on a real socket; yields the base URL."""
+    """The whole server (the app with /mcp, as `quire serve` builds it) on a real socket;
+    yields the base URL."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "a.md").write_text("# A\n\nalpha\n", encoding="utf-8")
     settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=4747)
-    async with open_services(settings, token=TOKEN, clock=clock) as services:
-        quire_app = create_app(services)
+    async with open_services(
+        settings, token=TOKEN, clock=clock, machine=machine_under(tmp_path)
+    ) as services:
+        quire_app = server_app(services)
         async with quire_app.router.lifespan_context(quire_app), live_server(quire_app) as port:
             yield f"http://127.0.0.1:{port}"
 
@@ -68,3 +72,23 @@ async def test_mcp_needs_the_bearer_token(tmp_path: Path, header: str | None) ->
             response = await http.post(base + "/mcp", headers=headers, content=b"{}")
     assert response.status_code == 401
     assert "Bearer" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Host": "evil.com"}, {"Origin": "http://evil.com"}],
+    ids=["host", "origin"],
+)
+async def test_mcp_is_behind_the_host_and_origin_check(
+    tmp_path: Path, headers: dict[str, str]
+) -> None:
+    async with served(tmp_path) as base:
+        sent = {
+            "Authorization": f"Bearer {TOKEN}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        }
+        async with httpx.AsyncClient() as http:
+            response = await http.post(base + "/mcp", headers=sent, content=b"{}")
+    assert response.status_code == 403

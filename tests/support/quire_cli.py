@@ -29,6 +29,7 @@ from quire.services.windows import TabState
 from quire.settings.model import Settings
 from quire.settings.server_file import claim_state_folder
 from quire.web.app import create_app
+from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
 QUIRE = Path(sys.executable).with_name("quire")
@@ -156,7 +157,12 @@ async def local_server(
     settings = Settings(workspaces=(Path(served),), state_dir=shell.state)
     async with AsyncExitStack() as stack:
         services = await stack.enter_async_context(
-            open_services(settings, token=TOKEN, clock=lambda: 1_700_000_000_000)
+            open_services(
+                settings,
+                token=TOKEN,
+                clock=lambda: 1_700_000_000_000,
+                machine=machine_under(shell.tmp_path),
+            )
         )
         port = await stack.enter_async_context(live_server(create_app(services)))
         url = f"http://127.0.0.1:{port}"

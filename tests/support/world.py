@@ -24,6 +24,7 @@ from quire.services.windows import Windows
 from quire.settings.model import Settings
 from quire.vault.workspaces import Workspaces
 from tests.support.events import CheckedBus
+from tests.support.machines import machine_under
 
 START_MS = 1_700_000_000_000
 
@@ -186,4 +187,5 @@ def world_services(world: World, settings: Settings, token: str) -> AppServices:
         reviews=world.reviews,
         token=token,
         clock=world.clock,
+        machine=machine_under(world.workspace.parent),
     )

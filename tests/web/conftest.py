@@ -12,11 +12,13 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from quire.services.agents.machine import MachineFacts
 from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.support.contract import check_answer_hook
 from tests.support.events import check_published
+from tests.support.machines import machine_under
 
 TOKEN = "0123456789abcdef" * 4
 PORT = 4747
@@ -33,10 +35,18 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
+def machine(tmp_path: Path) -> MachineFacts:
+    """The server's machine: a temporary home folder and PATH, never the real ones."""
+    return machine_under(tmp_path)
+
+
+@pytest.fixture
 async def services(
-    settings: Settings, anyio_backend: str, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, machine: MachineFacts, anyio_backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[AppServices]:
-    async with open_services(settings, token=TOKEN, clock=lambda: 1_700_000_000_000) as opened:
+    async with open_services(
+        settings, token=TOKEN, clock=lambda: 1_700_000_000_000, machine=machine
+    ) as opened:
         # Every event the services publish in a web test is checked against the contract.
         monkeypatch.setattr(opened.bus, "publish", check_published(opened.bus))
         yield opened

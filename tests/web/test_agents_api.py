@@ -1,5 +1,6 @@
 """The Connect page's API through the app: list the agents and hooks, connect one, change
-the hooks; HOME and PATH are a temporary machine whose agent commands are recording shims."""
+the hooks; the services are given a temporary machine (home folder and PATH) whose agent
+commands are recording shims."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
+from quire.services.agents.machine import MachineFacts
 from tests.support.agent_shims import FakeAgent, install_fake, make_program
+from tests.support.machines import temporary_machine
 from tests.web.conftest import AUTH
 
 pytestmark = pytest.mark.anyio
@@ -20,19 +23,22 @@ QUIRE = Path(sys.executable).parent / "quire"
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(tmp_path: Path) -> Path:
     folder = tmp_path / "agent-home"
     folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
     return folder
 
 
 @pytest.fixture
-def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def bin_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "agent-bin"
     folder.mkdir()
-    monkeypatch.setenv("PATH", str(folder))
     return folder
+
+
+@pytest.fixture
+def machine(home: Path, bin_dir: Path) -> MachineFacts:
+    return temporary_machine(home, bin_dir)
 
 
 @pytest.fixture
@@ -216,3 +222,22 @@ async def test_a_query_string_is_refused(
 ) -> None:
     response = await client.get("/api/agents?refresh=1", headers=AUTH)
     assert response.status_code == 400
+
+
+async def test_the_routes_use_the_machine_the_services_were_given(
+    client: httpx.AsyncClient,
+    home: Path,
+    claude: FakeAgent,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    elsewhere = tmp_path / "process-home"
+    elsewhere.mkdir()
+    monkeypatch.setenv("HOME", str(elsewhere))
+    monkeypatch.setenv("PATH", str(tmp_path / "process-bin"))
+    listed = (await client.get("/api/agents", headers=AUTH)).json()
+    assert [agent["detected"] for agent in listed["agents"]] == [True, False, False]
+    response = await client.post("/api/agents/hook", headers=AUTH, json={})
+    assert response.json()["ok"] is True
+    assert (home / ".claude" / "settings.json").is_file()
+    assert list(elsewhere.iterdir()) == []

@@ -22,6 +22,7 @@ from quire.settings.model import Settings
 from quire.web.app import create_app
 from quire.web.chats import CHAT_TURNED_OFF, INERT_SVG_HEADERS
 from quire.web.openapi import route_table
+from tests.support.machines import machine_under
 from tests.web.conftest import AUTH, BASE_URL, TOKEN
 
 pytestmark = pytest.mark.anyio
@@ -503,7 +504,9 @@ async def test_every_chat_route_answers_404_when_chat_is_turned_off(tmp_path: Pa
     settings = Settings(
         workspaces=(workspace,), state_dir=tmp_path / "state", port=4747, chat_enabled=False
     )
-    async with open_services(settings, token=TOKEN, clock=lambda: 1) as services:
+    async with open_services(
+        settings, token=TOKEN, clock=lambda: 1, machine=machine_under(tmp_path)
+    ) as services:
         app = create_app(services)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url=BASE_URL, headers=AUTH) as api:

@@ -16,6 +16,7 @@ from quire.db.engine import Database
 from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings
 from quire.web.app import create_app
+from tests.support.machines import machine_under
 from tests.support.world import World, open_world, world_services
 from tests.web.conftest import AUTH, TOKEN
 
@@ -472,7 +473,9 @@ async def test_the_workspaces_endpoint_names_the_served_folders(tmp_path: Path) 
     second.mkdir()
     settings = Settings(workspaces=(first, second), state_dir=tmp_path / "state", port=4747)
     token = "f" * 64
-    async with open_services(settings, token=token, clock=lambda: 1) as services:
+    async with open_services(
+        settings, token=token, clock=lambda: 1, machine=machine_under(tmp_path)
+    ) as services:
         transport = httpx.ASGITransport(app=create_app(services))
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:4747") as c:
             answer = await c.get("/api/workspaces", headers={"Authorization": f"Bearer {token}"})

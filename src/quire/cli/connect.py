@@ -6,24 +6,22 @@ The composition root of ``services.agents``: reads the environment, calls the ro
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 import click
 
+from quire.api.agents import AgentStatus
+from quire.cli.machine import machine_facts
 from quire.cli.output import echo_json, fail, reports_errors
 from quire.services.agents import hooks, roster
-from quire.services.agents.machine import Machine, machine_for
-from quire.services.agents.overview import overview, overview_data
-from quire.services.agents.results import AgentId, AgentStatus, Outcome
+from quire.services.agents.machine import Machine
+from quire.services.agents.overview import overview
+from quire.services.agents.results import AgentId, Outcome
 
 _PRINT_HELP = "Print the command (or JSON) that registers Quire by hand; change nothing."
 
 
 def this_machine() -> Machine:
     """This process's machine: its environment, home folder and ``quire`` program."""
-    return machine_for(os.environ, Path.home(), sys.argv[0], sys.executable, Path.cwd())
+    return machine_facts().machine()
 
 
 def _finish(outcome: Outcome) -> None:
@@ -53,7 +51,7 @@ def connect_command(context: click.Context, as_json: bool) -> None:
     machine = this_machine()
     found = overview(machine)
     if as_json:
-        echo_json(overview_data(found))
+        echo_json(found.dump())
         return
     click.echo(f"Quire: {machine.quire}\n")
     for status in found.agents:

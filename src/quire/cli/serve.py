@@ -1,7 +1,8 @@
 """``quire serve``: the composition root of the server, running uvicorn in this process.
 
-Owns the socket, logging to stderr, the login URL, the browser and the signals; every rule
-lives in the services it composes. The token is printed once, on stdout, and never logged.
+Owns the socket, logging to stderr, the login URL, the browser and the signals, reads the
+machine facts once, and mounts ``/mcp`` on the web app; every rule lives in the services it
+composes. The token is printed once, on stdout, and never logged.
 """
 
 from __future__ import annotations
@@ -19,21 +20,24 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 from types import FrameType
 
 import click
 import uvicorn
+from starlette.applications import Starlette
 
 from quire.cli.browser import graphical_browser
+from quire.cli.machine import machine_facts
 from quire.cli.output import reports_errors
 from quire.core.errors import InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.server_info import ServerInfo
-from quire.services.app import open_services
+from quire.mcp.http import ENDPOINT_PATH, mcp_endpoint
+from quire.services.agents.machine import MachineFacts
+from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings, load_settings
 from quire.settings.server_file import ServerClaim, claim_state_folder
-from quire.web.app import create_app
+from quire.web.app import SubApp, create_app
 
 logger = logging.getLogger("quire.serve")
 
@@ -96,13 +100,20 @@ def serve_command(
         "db_url": db_url,
         "open_browser": False if no_browser else None,
     }
-    settings = load_settings(flags=flags, environ=os.environ, home=Path.home(), cwd=Path.cwd())
+    machine = machine_facts()
+    settings = load_settings(
+        flags=flags, environ=machine.environ, home=machine.home, cwd=machine.cwd
+    )
     configure_logging()
-    serve(settings, environ=os.environ, echo=click.echo)
+    serve(settings, machine=machine, echo=click.echo)
 
 
-def serve(settings: Settings, *, environ: Mapping[str, str], echo: Callable[[str], None]) -> None:
-    """Hold the state folder, listen, and run the server until a signal stops it."""
+def serve(settings: Settings, *, machine: MachineFacts, echo: Callable[[str], None]) -> None:
+    """Hold the state folder, listen, and run the server until a signal stops it.
+
+    ``machine`` is this process's environment, home folder and command line, read once: the
+    agents page and ``/mcp`` use it, and the browser is looked for in its environment.
+    """
     with claim_state_folder(settings.state_dir) as claim:
         listener = bind_listener(settings.host, settings.port, fallback=settings.port_is_default)
         port = listener.getsockname()[1]
@@ -112,7 +123,7 @@ def serve(settings: Settings, *, environ: Mapping[str, str], echo: Callable[[str
         info = ServerInfo(url=base_url(settings.host, port), token=secrets.token_hex(32),
                           pid=os.getpid())  # fmt: skip
         try:
-            asyncio.run(_run(settings, listener, info, claim, environ=environ, echo=echo))
+            asyncio.run(_run(settings, listener, info, claim, machine=machine, echo=echo))
         except KeyboardInterrupt:
             # Ctrl+C before the server took over the signals (while the database opened).
             logger.info("Interrupted while starting.")
@@ -125,12 +136,14 @@ async def _run(
     info: ServerInfo,
     claim: ServerClaim,
     *,
-    environ: Mapping[str, str],
+    machine: MachineFacts,
     echo: Callable[[str], None],
 ) -> None:
-    async with open_services(settings, token=info.token, clock=wall_clock_ms) as services:
+    async with open_services(
+        settings, token=info.token, clock=wall_clock_ms, machine=machine
+    ) as services:
         config = uvicorn.Config(
-            create_app(services),
+            server_app(services),
             lifespan="on",
             log_config=None,
             proxy_headers=False,
@@ -151,9 +164,35 @@ async def _run(
                 settings.state_dir,
             )
             if settings.open_browser:
-                open_in_browser(login_url, environ)
+                open_in_browser(login_url, machine.environ)
 
         await _Server(config, ready).serve(sockets=[listener])
+
+
+def server_app(services: AppServices) -> Starlette:
+    """The whole server over ``services``: the web app with ``/mcp`` mounted on it.
+
+    ``/mcp`` runs the MCP tools against this same app in process, as the server's own client
+    (its url and token), on the server's workspaces and the services' home folder.
+    """
+    settings = services.settings
+    holder: list[Starlette] = []
+    mcp = mcp_endpoint(
+        app=lambda: holder[0],
+        url=f"http://{settings.host}:{settings.port}",
+        token=services.token,
+        workspaces=services.workspaces.folders,
+        state=settings.state_dir,
+        home=services.machine.home,
+        clock=services.clock,
+        chat_enabled=settings.chat_enabled,
+    )
+    endpoint = SubApp(
+        ENDPOINT_PATH, mcp.app, mcp.running, methods=("GET", "POST", "DELETE"), name="mcp"
+    )
+    app = create_app(services, sub_apps=(endpoint,))
+    holder.append(app)
+    return app
 
 
 class _Server(uvicorn.Server):

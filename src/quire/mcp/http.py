@@ -2,7 +2,8 @@
 
 The tools reach the app through the app itself (httpx ``ASGITransport``), so they run the
 same client code as ``quire mcp``, past the same auth and limits. This module builds the
-endpoint; the web layer mounts it and runs its lifespan. It never imports the web layer.
+endpoint; the composition root (``quire serve``) mounts it on the web app, which runs its
+lifespan. It never imports the web layer.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from quire.db.engine import Database, open_database
+from quire.services.agents.machine import MachineFacts
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.live.documents import LiveDocuments
@@ -35,15 +36,18 @@ class AppServices:
     """The API token every request but /health must carry (or trade for a session cookie)."""
     clock: Callable[[], int]
     """Milliseconds since the epoch; tests pass a fake one."""
+    machine: MachineFacts
+    """The machine the agents page connects agents on (its home folder, PATH and ``quire``
+    program): read once by the composition root; tests pass a temporary one."""
     chats: ChatService | None = None
     """The chats; None only in test harnesses that build the services by hand."""
 
 
 @asynccontextmanager
 async def open_services(
-    settings: Settings, *, token: str, clock: Callable[[], int]
+    settings: Settings, *, token: str, clock: Callable[[], int], machine: MachineFacts
 ) -> AsyncIterator[AppServices]:
-    """``async with open_services(settings, token=…, clock=…) as services``.
+    """``async with open_services(settings, token=…, clock=…, machine=…) as services``.
 
     Opens (and migrates) the database, starts the live documents' file watcher, builds the
     window and review services (restoring pending reviews and starting their deadline timer),
@@ -74,5 +78,6 @@ async def open_services(
             reviews=reviews,
             token=token,
             clock=clock,
+            machine=machine,
             chats=chats,
         )

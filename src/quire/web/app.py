@@ -1,14 +1,15 @@
 """The ASGI app: every route behind the Host/Origin check, the token check and the body limit.
 
-Assembles routes, middleware and error handlers around already-open services; it opens and
-closes nothing but the event bus subscriptions (at shutdown), and holds no behaviour.
+Assembles routes, middleware and error handlers around already-open services, plus the sub-apps
+its caller hands in (``quire serve`` mounts ``/mcp`` that way); it opens and closes nothing but
+those sub-apps' lifespans and the event bus subscriptions (at shutdown), and holds no behaviour.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from typing import cast
 
 from starlette.applications import Starlette
@@ -17,12 +18,11 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import ExceptionHandler
+from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
 
 from quire.api.base import Ok
 from quire.core.errors import QuireError
 from quire.core.views import OWNER
-from quire.mcp.http import ENDPOINT_PATH, mcp_endpoint
 from quire.services.app import AppServices
 from quire.settings.server_file import server_file
 from quire.web import (
@@ -46,6 +46,30 @@ from quire.web.login import login_response
 from quire.web.openapi import OPENAPI_PATH, openapi_endpoint
 
 
+@dataclass(frozen=True)
+class SubApp:
+    """An ASGI app served beside the API at ``path``, behind the same Host/Origin check, token
+    check and body limit, with the lifespan it needs while the server runs."""
+
+    path: str
+    app: ASGIApp
+    running: Callable[[], AbstractAsyncContextManager[None]]
+    """Entered when the server starts, left (before the event bus closes) when it stops."""
+    methods: tuple[str, ...]
+    name: str
+
+
+class _Served:
+    """``app`` as a route's endpoint: Starlette takes a plain function or method for a
+    ``request -> response`` handler, so an ASGI app that is one is wrapped in an object."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._app(scope, receive, send)
+
+
 def how_to_sign_in(services: AppServices) -> str:
     """The advice every 401 gives: where the token is and how a browser signs in."""
     return (
@@ -60,8 +84,9 @@ async def health(request: Request) -> Response:
     return answer(Ok())
 
 
-def create_app(services: AppServices) -> Starlette:
-    """The Quire server app over ``services`` (which the caller opened and will close)."""
+def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Starlette:
+    """The Quire server app over ``services`` (which the caller opened and will close), with
+    ``sub_apps`` served after the app's own routes."""
     sessions = Sessions()
     advice = how_to_sign_in(services)
 
@@ -74,21 +99,12 @@ def create_app(services: AppServices) -> Starlette:
         return static_files.index_page(request)
 
     settings = services.settings
-    holder: list[Starlette] = []
-    mcp = mcp_endpoint(
-        app=lambda: holder[0],
-        url=f"http://{settings.host}:{settings.port}",
-        token=services.token,
-        workspaces=services.workspaces.folders,
-        state=settings.state_dir,
-        home=Path.home(),
-        clock=services.clock,
-        chat_enabled=settings.chat_enabled,
-    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with mcp.running():
+        async with AsyncExitStack() as stack:
+            for sub_app in sub_apps:
+                await stack.enter_async_context(sub_app.running())
             yield
         # Ends every /ws/events stream, so no socket keeps the shutdown waiting.
         services.bus.close()
@@ -108,7 +124,10 @@ def create_app(services: AppServices) -> Starlette:
         *events.routes,
         *sync.routes,
         *agents.routes,
-        Route(ENDPOINT_PATH, mcp.app, methods=["GET", "POST", "DELETE"], name="mcp"),
+        *(
+            Route(sub.path, _Served(sub.app), methods=list(sub.methods), name=sub.name)
+            for sub in sub_apps
+        ),
     ]
     middleware = [
         Middleware(HostOriginMiddleware, host=settings.host, port=settings.port),
@@ -134,5 +153,4 @@ def create_app(services: AppServices) -> Starlette:
         lifespan=lifespan,
     )
     app.state.services = services
-    holder.append(app)
     return app

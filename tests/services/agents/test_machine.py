@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from quire.core.errors import FileMissing
-from quire.services.agents.machine import Machine, find_quire, machine_for, quire_command
+from quire.services.agents.machine import (
+    Machine,
+    MachineFacts,
+    find_quire,
+    machine_for,
+    quire_command,
+)
 from tests.support.agent_shims import environ_with_path, make_program
 
 
@@ -77,6 +83,22 @@ def test_machine_for_looks_quire_up_on_the_given_path(tmp_path: Path) -> None:
     assert machine.quire == on_path
     assert machine.environ == environ
     assert machine.home == tmp_path
+
+
+def test_machine_facts_find_quire_anew_in_their_own_working_folder(tmp_path: Path) -> None:
+    facts = MachineFacts(
+        environ=environ_with_path(tmp_path / "empty"),
+        home=tmp_path / "home",
+        argv0="bin/quire",
+        executable=str(tmp_path / "python"),
+        cwd=tmp_path,
+    )
+    with pytest.raises(FileMissing, match="Cannot find the `quire` program"):
+        facts.machine()
+    installed = make_program(tmp_path / "bin" / "quire")
+    machine = facts.machine()
+    assert machine.quire == installed
+    assert (machine.home, machine.environ) == (tmp_path / "home", facts.environ)
 
 
 @pytest.fixture

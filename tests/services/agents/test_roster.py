@@ -15,7 +15,7 @@ from quire.services.agents import commands, roster
 from quire.services.agents.commands import run_agent
 from quire.services.agents.detection import detect, has_program_or_folder
 from quire.services.agents.machine import Machine
-from quire.services.agents.overview import overview, overview_data
+from quire.services.agents.overview import overview
 from quire.services.agents.results import AGENT_IDS
 from tests.support.agent_shims import install_fake, make_program
 
@@ -117,7 +117,7 @@ def test_hooks_change_through_the_roster(machine: Machine) -> None:
 def test_the_overview_json_has_the_connect_pages_shape(machine: Machine, bin_dir: Path) -> None:
     install_fake(bin_dir, "claude")
     hook = f"'{machine.quire}' hook post-tool-use"
-    data: Any = overview_data(overview(machine))
+    data: Any = overview(machine).dump()
     assert set(data) == {"agents", "hook"}
     assert data["agents"][0] == {
         "id": "claude-code",

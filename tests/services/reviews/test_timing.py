@@ -23,6 +23,7 @@ from quire.services.app import open_services
 from quire.services.reviews.loop import TIMER_RETRY_S
 from quire.services.reviews.results import Ended, WaitOutcome
 from quire.settings.model import Settings
+from tests.support.machines import machine_under
 from tests.support.reviews import Gate, until
 from tests.support.world import FakeClock, World, open_world
 
@@ -152,10 +153,14 @@ async def test_a_server_started_past_a_deadline_records_the_timeout_unasked(
     workspace.mkdir()
     settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=0)
     clock = FakeClock()
-    async with open_services(settings, token="t" * 64, clock=clock) as services:
+    async with open_services(
+        settings, token="t" * 64, clock=clock, machine=machine_under(tmp_path)
+    ) as services:
         review = await services.reviews.request(OWNER, content="Ship it?", timeout_ms=5_000)
     clock.advance(5_000)
-    async with open_services(settings, token="t" * 64, clock=clock) as services:
+    async with open_services(
+        settings, token="t" * 64, clock=clock, machine=machine_under(tmp_path)
+    ) as services:
         with anyio.fail_after(10):
             while (row := await stored_in(services.database, review.id)).status == "pending":
                 await anyio.lowlevel.checkpoint()

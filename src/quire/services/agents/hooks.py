@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quire.api.agents import HookStatus
 from quire.services.agents import hook_entries
 from quire.services.agents.detection import has_program_or_folder
 from quire.services.agents.hook_entries import HookSpec, ShapeError
@@ -36,17 +37,6 @@ CODEX_KEEPALIVE = HookSpec("Stop", ("chat", "keepalive"), timeout=30)
 
 _NAMES = {AUTO_OPEN.event: "auto-open hook", CLAUDE_KEEPALIVE.event: "chat keep-alive Stop hook"}
 _RESTART = "Restart Claude Code (start a new session) to pick it up."
-
-
-@dataclass(frozen=True)
-class HookStatus:
-    """Whether the hooks run this Quire, for the Connect page."""
-
-    installed: bool
-    chat_installed: bool
-    command: str
-    """Exactly what ``quire connect hook --print`` shows: the JSON to merge by hand."""
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -88,7 +78,12 @@ def hook_status(machine: Machine) -> HookStatus:
     chat = _describe(machine, settings, CLAUDE_KEEPALIVE)
     if chat[0] and codex_detected(machine):
         chat = _describe(machine, codex_hooks(machine), CODEX_KEEPALIVE)
-    return HookStatus(auto_open[0], chat[0], print_json(machine, chat=False), auto_open[1])
+    return HookStatus(
+        installed=auto_open[0],
+        chat_installed=chat[0],
+        command=print_json(machine, chat=False),
+        detail=auto_open[1],
+    )
 
 
 def install(machine: Machine, *, chat: bool) -> Outcome:

@@ -1,8 +1,9 @@
 """The machine an agent is connected on: its home folder, environment and ``quire`` program.
 
 Owns finding the ``quire`` executable and judging whether a configured program is this Quire,
-another program that exists, or one that is gone. Reads nothing from ``os.environ`` itself:
-callers pass the environment in.
+another program that exists, or one that is gone. Reads nothing from ``os.environ``, the home
+folder or the command line itself: a composition root reads them once (``MachineFacts``) and
+passes them in.
 """
 
 from __future__ import annotations
@@ -118,3 +119,27 @@ def machine_for(
     path = environ.get("PATH", "")
     quire = find_quire(argv0, executable, lambda name: shutil.which(name, path=path), cwd)
     return Machine(home, dict(environ), quire)
+
+
+@dataclass(frozen=True)
+class MachineFacts:
+    """What a process knows of its machine, read once by a composition root (``quire serve``
+    keeps them on its services; tests pass a temporary machine's)."""
+
+    environ: Mapping[str, str]
+    """The environment agent commands run with; its PATH is where programs are looked for."""
+    home: Path
+    """The user's home folder."""
+    argv0: str
+    """How the running program was started (``sys.argv[0]``)."""
+    executable: str
+    """The Python running Quire (``sys.executable``)."""
+    cwd: Path
+    """The working folder ``argv0`` is relative to."""
+
+    def machine(self) -> Machine:
+        """The machine these facts describe, with ``quire`` found now as find_quire finds it.
+
+        Raises FileMissing when there is no ``quire`` program to register.
+        """
+        return machine_for(self.environ, self.home, self.argv0, self.executable, self.cwd)

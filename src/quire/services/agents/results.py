@@ -1,19 +1,17 @@
-"""The values connecting an agent produces: its status, the registration an agent holds, and
-the outcome of an action. Plain data; no I/O.
+"""The values connecting an agent produces: the registration an agent holds and the outcome
+of an action (an agent's status is the API's ``AgentStatus``). Plain data; no I/O.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-AgentId = Literal["claude-code", "codex", "cursor"]
+from quire.api.agents import AgentId
+from quire.api.agents import AgentState as State
+
+__all__ = ["AGENT_IDS", "AgentId", "Outcome", "Registration", "State"]
+
 AGENT_IDS: tuple[AgentId, ...] = ("claude-code", "codex", "cursor")
-
-State = Literal["connected", "other", "stale", "absent"]
-"""``connected``: runs this Quire's MCP server. ``other``: something else Quire keeps (another
-program, or a file it will not touch). ``stale``: runs a program that is gone. ``absent``: no
-``quire`` server yet."""
 
 
 @dataclass(frozen=True)
@@ -25,20 +23,6 @@ class Registration:
     """One or two sentences: what the agent runs, and what Connect would do about it."""
     program: str | None = None
     """The program the registration runs, when there is one."""
-
-
-@dataclass(frozen=True)
-class AgentStatus:
-    """One agent as the Connect page and ``quire connect`` show it."""
-
-    id: AgentId
-    name: str
-    detected: bool
-    state: State
-    detail: str
-    command: str
-    """Exactly what ``quire connect <id> --print`` shows: the command (or JSON) that registers
-    this Quire by hand."""
 
 
 @dataclass(frozen=True)

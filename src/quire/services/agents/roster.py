@@ -10,13 +10,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from quire.api.agents import AgentStatus
 from quire.core.errors import InvalidArgument
 from quire.services.agents import cursor, hooks, mcp_cli
 from quire.services.agents.claude import CLAUDE
 from quire.services.agents.codex import CODEX
 from quire.services.agents.detection import SIGNS, detect
 from quire.services.agents.machine import Machine
-from quire.services.agents.results import AGENT_IDS, AgentId, AgentStatus, Outcome, Registration
+from quire.services.agents.results import AGENT_IDS, AgentId, Outcome, Registration
 
 _CHANGES = threading.Lock()
 """One change at a time: two clicks must not both read a settings file, then both write it."""
@@ -77,12 +78,12 @@ def status(agent_id: AgentId, machine: Machine) -> AgentStatus:
     else:
         state, detail = "absent", detection.detail
     return AgentStatus(
-        agent_id,
-        SIGNS[agent_id].name,
-        detection.detected,
-        state,
-        detail,
-        chosen.print_command(machine),
+        id=agent_id,
+        name=SIGNS[agent_id].name,
+        detected=detection.detected,
+        state=state,
+        detail=detail,
+        command=chosen.print_command(machine),
     )
 
 
