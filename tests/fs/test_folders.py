@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from quire.core.errors import InvalidArgument, PathRefused
-from quire.fs.sandbox import AllowedFolders, expand_path, resolve_folder
+from quire.core.paths import expand_path
+from quire.fs.sandbox import AllowedFolders, resolve_folder
 
 HOME = Path("/home/nobody")
 

@@ -10,9 +10,9 @@ from typing import cast
 import pytest
 
 from quire.core.errors import FileMissing, InvalidArgument, PathRefused
+from quire.core.paths import expand_path
 from quire.fs.sandbox import (
     check_document,
-    expand_path,
     inspect_document,
     is_document_name,
     is_dotfile_name,

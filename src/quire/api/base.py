@@ -91,6 +91,8 @@ class AnswerMismatch(ValueError):
         where = ".".join(str(part) for part in first["loc"]) or "(the whole answer)"
         self.model = model.__name__
         self.field = where
+        self.is_json = first["type"] != "json_invalid"
+        """False when the answer was not JSON at all."""
         super().__init__(f"field `{where}` of {model.__name__}: {first['msg']}")
 
 

@@ -34,8 +34,8 @@ from quire.client.chats import ChatApi
 from quire.client.connection import ServerLink
 from quire.core.errors import InvalidArgument, QuireError
 from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.core.paths import expand_path
 from quire.fs.safeio import read_regular_bytes
-from quire.fs.sandbox import expand_path
 
 EXIT_TIMEOUT = 2
 EXIT_GONE = 3

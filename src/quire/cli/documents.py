@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 
 from quire.cli.output import echo_json, reports_errors, to_jsonable
+from quire.core.paths import expand_path
 from quire.fs.safeio import read_document
-from quire.fs.sandbox import expand_path
 from quire.markdown.diff import unified_diff
 from quire.markdown.metadata import Metadata, export_metadata
 from quire.markdown.render import render

@@ -21,9 +21,9 @@ from quire import __version__
 from quire.client.autostart import SubprocessStarter
 from quire.client.connection import ServerLink
 from quire.core.errors import QuireError
+from quire.core.paths import expand_path
 from quire.core.server_info import ServerInfo
 from quire.core.state import sessions_folder, state_folder
-from quire.fs.sandbox import expand_path
 from quire.mcp.catalog import schema_export
 from quire.mcp.context import Services
 from quire.mcp.roots import FolderGate

@@ -30,9 +30,10 @@ from quire.client.connection import ServerLink
 from quire.client.inbox import discard, inbox_folder, read_piped_document, save_to_inbox
 from quire.client.opening import Shown, show_document, window_url
 from quire.core.errors import QuireError, ServerFailed, ServerUnreachable, TokenRefused
+from quire.core.paths import expand_path
 from quire.core.state import state_folder
 from quire.core.views import OpenMode
-from quire.fs.sandbox import check_document, expand_path
+from quire.fs.sandbox import check_document
 
 STDIN = "-"
 TERMINAL_HINT = (

@@ -71,6 +71,8 @@ def parse_answer(model: type[AnswerT], payload: bytes, url: str) -> AnswerT:
     try:
         return model.parse_json(payload)
     except AnswerMismatch as err:
+        if not err.is_json:
+            decode_answer(payload, url)  # raises, saying the answer is not JSON
         raise ServerFailed(
             f"The Quire server at {url} answered in a shape this client does not know ({err}). "
             "Update Quire so the server and this client are the same version."

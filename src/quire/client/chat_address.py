@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from quire.core.errors import InvalidArgument
-from quire.fs.sandbox import expand_path
+from quire.core.paths import expand_path
 
 
 def refuse_remote(raw: str, argument: str) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from quire.core.errors import QuireError
-from quire.fs.sandbox import check_document, expand_path
+from quire.core.paths import expand_path
+from quire.fs.sandbox import check_document
 
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 """The most of a hook payload read from stdin; a longer one is ignored."""

@@ -14,8 +14,8 @@ import stat
 from pathlib import Path
 
 from quire.core.errors import FileMissing, FileTooLarge, InvalidArgument, PathRefused
-from quire.core.limits import MAX_DOCUMENT_BYTES
-from quire.fs.oserror import size_words, storage_failed
+from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
+from quire.fs.oserror import storage_failed
 from quire.fs.sandbox import document_rule, file_kind, is_document_name
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

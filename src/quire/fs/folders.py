@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from quire.core.errors import InvalidArgument, PathRefused
+from quire.core.paths import require_absolute
 from quire.fs.oserror import storage_failed
 
 _MISSING = (errno.ENOENT, errno.ENOTDIR)
@@ -149,9 +150,3 @@ def _resolve_lenient(path: Path) -> Path | None:
     for name in reversed(missing):
         base = base.parent if name == ".." else base / name
     return base
-
-
-def require_absolute(path: Path, name: str) -> None:
-    """Refuse a relative path with ValueError: callers expand user input first (expand_path)."""
-    if not isinstance(path, Path) or not path.is_absolute():
-        raise ValueError(f"{name} must be an absolute Path, got {path!r}")

@@ -10,8 +10,6 @@ from pathlib import Path
 
 from quire.core.errors import FileMissing, PathRefused, QuireError, StorageFailed
 
-MIB = 1024 * 1024
-
 _HINTS: dict[int, str] = {
     errno.EACCES: "Check the permissions of the file and of its folders.",
     errno.EPERM: "Check the permissions of the file and of its folders.",
@@ -52,10 +50,3 @@ def open_failed(exc: OSError, *, doing: str, path: Path, what: str) -> QuireErro
             "and Quire opens only the file a checked path names. Pass the path of the file itself."
         )
     return storage_failed(exc, doing=doing, path=path)
-
-
-def size_words(size: int) -> str:
-    """A byte count in MiB for messages: ``16 MiB``, or ``16.0 MiB (16,777,217 bytes)``."""
-    if size % MIB == 0:
-        return f"{size // MIB} MiB"
-    return f"{size / MIB:.1f} MiB ({size:,} bytes)"

@@ -12,10 +12,10 @@ import stat
 from pathlib import Path
 
 from quire.core.errors import FileTooLarge, PathRefused
-from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.fs.atomic import write_atomic, write_document
 from quire.fs.encoding import decode_utf8
-from quire.fs.oserror import open_failed, size_words, storage_failed
+from quire.fs.oserror import open_failed, storage_failed
 from quire.fs.sandbox import (
     CheckedDocument,
     file_kind,

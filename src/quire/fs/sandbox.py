@@ -12,9 +12,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from quire.core.errors import FileMissing, InvalidArgument, PathRefused
+from quire.core.errors import FileMissing, PathRefused
 from quire.core.limits import MARKDOWN_EXTENSIONS
-from quire.fs.folders import AllowedFolders, require_absolute, resolve_folder
+from quire.core.paths import require_absolute
+from quire.fs.folders import AllowedFolders, resolve_folder
 from quire.fs.oserror import open_failed
 
 __all__ = [
@@ -22,7 +23,6 @@ __all__ = [
     "CheckedDocument",
     "check_document",
     "document_rule",
-    "expand_path",
     "file_kind",
     "inspect_document",
     "is_document_name",
@@ -34,58 +34,6 @@ __all__ = [
 _EXTENSION_LIST = ", ".join(MARKDOWN_EXTENSIONS)
 _PARTICIPLES = {"read": "read", "write": "written", "diff": "compared", "search": "searched"}
 _MISSING = (errno.ENOENT, errno.ENOTDIR)
-
-
-def expand_path(raw: str, *, cwd: Path, home: Path, argument: str = "path") -> Path:
-    """Make a path argument absolute, as a shell would, without touching the disk.
-
-    ``raw`` may be absolute, relative to ``cwd``, or start with ``~/`` (or be ``~`` alone) for
-    ``home``. ``~user`` and a ``~`` later in the path are kept as given (so they are relative).
-
-    Normalisation is lexical only where it cannot change what the path names on Linux: repeated
-    slashes (a leading ``//`` too), ``.`` components and a trailing slash are dropped. ``..`` is
-    kept, because ``link/..`` is not the folder holding ``link`` when ``link`` is a symlink;
-    symlinks are not resolved here. Every containment check judges the fully resolved path.
-
-    Raises InvalidArgument (naming ``argument``) for an empty or whitespace-only path, a NUL
-    byte, or characters no file name can hold. ``cwd`` and ``home`` must be absolute.
-    """
-    if not isinstance(raw, str):
-        raise InvalidArgument(
-            f"`{argument}` must be a string holding a file path, got {type(raw).__name__}.",
-            argument=argument,
-        )
-    if not raw.strip():
-        raise InvalidArgument(
-            f"`{argument}` must not be empty: pass a file path, absolute, relative to the "
-            "working directory, or starting with ~/ for your home folder.",
-            argument=argument,
-        )
-    if "\0" in raw:
-        raise InvalidArgument(
-            f"`{argument}` contains a NUL byte (\\0), which no file name can hold. "
-            "Pass the path without it.",
-            argument=argument,
-        )
-    try:
-        os.fsencode(raw)
-    except UnicodeEncodeError:
-        raise InvalidArgument(
-            f"`{argument}` contains characters that cannot be part of a file name "
-            "(an unpaired surrogate). Pass the path as valid text.",
-            argument=argument,
-        ) from None
-    require_absolute(cwd, "cwd")
-    require_absolute(home, "home")
-    if raw == "~":
-        expanded = home
-    elif raw.startswith("~/"):
-        expanded = home / raw[2:].lstrip("/")
-    else:
-        expanded = cwd / raw
-    text = str(expanded)
-    # POSIX leaves a leading "//" to the system; Linux and macOS read it as "/".
-    return Path("/" + text.lstrip("/")) if text.startswith("//") else expanded
 
 
 def is_markdown_name(name: str) -> bool:

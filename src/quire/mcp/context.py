@@ -19,9 +19,10 @@ from mcp.server.session import ServerSession
 from quire.client.connection import ServerLink
 from quire.core.agents import clean_agent_name
 from quire.core.errors import QuireError
+from quire.core.paths import expand_path
 from quire.fs.folders import AllowedFolders
 from quire.fs.safeio import read_document
-from quire.fs.sandbox import check_document, expand_path
+from quire.fs.sandbox import check_document
 from quire.mcp.roots import AskRoots, FolderGate
 from quire.memory.sessions import SessionStore
 

@@ -24,9 +24,10 @@ from quire.core.errors import (
     PathRefused,
 )
 from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.core.paths import expand_path
 from quire.fs.oserror import storage_failed
 from quire.fs.safeio import decode_utf8, read_regular_bytes, write_atomic
-from quire.fs.sandbox import expand_path, file_kind
+from quire.fs.sandbox import file_kind
 from quire.memory.session_file import (
     MalformedSession,
     SessionFile,

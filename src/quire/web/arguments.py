@@ -16,7 +16,7 @@ from starlette.requests import Request
 
 from quire.api.base import StrictBody
 from quire.core.errors import InvalidArgument
-from quire.fs.sandbox import expand_path
+from quire.core.paths import expand_path
 
 Body = TypeVar("Body", bound="StrictBody")
 

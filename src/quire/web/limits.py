@@ -13,8 +13,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from quire.core.errors import FileTooLarge
-from quire.core.limits import MAX_DOCUMENT_BYTES
-from quire.fs.oserror import size_words
+from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.web.errors import quire_error_body
 
 logger = logging.getLogger(__name__)

@@ -16,7 +16,6 @@ from starlette.routing import BaseRoute, Route
 from quire.api.reviews import ActiveReview, DecisionBody, RequestBody, WaitBody
 from quire.core.errors import InvalidArgument
 from quire.core.views import REVIEW_WAIT_MS, whole_number
-from quire.markdown.edits import check_request_size
 from quire.services.reviews.results import (
     checked_review,
     file_annotations,
@@ -45,8 +44,6 @@ async def request_review(request: Request) -> Response:
     body = await read_body(request, RequestBody)
     if body.wait_ms is not None:
         whole_number(body.wait_ms, "wait_ms", REVIEW_WAIT_MS[0], REVIEW_WAIT_MS[1])
-    if body.content is not None:
-        check_request_size(body.content)
     user = current_user(request)
     reviews = services_of(request).reviews
     asked_by = body.requested_by
@@ -112,8 +109,6 @@ async def decide_review(request: Request) -> Response:
     `comments`. A decision after the review ended is recorded with `late: true`. Answers
     the review record; 409 when the review was already decided."""
     body = await read_body(request, DecisionBody)
-    if body.comments is not None:
-        check_request_size(body.comments)
     review = await services_of(request).reviews.decide(
         current_user(request), _review_id(request), body.verdict, body.comments
     )

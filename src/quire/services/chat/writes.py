@@ -14,10 +14,9 @@ import anyio
 
 from quire.core.chat import Label
 from quire.core.errors import FileTooLarge
-from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.core.views import document_id
 from quire.fs.encoding import decode_utf8
-from quire.fs.oserror import size_words
 from quire.fs.safeio import write_document
 from quire.markdown.chat import MessageText, append_message, is_chat
 from quire.services.chat.paths import ChatPath

@@ -12,6 +12,7 @@ from pathlib import Path
 from quire.core.errors import InvalidArgument
 from quire.core.views import REVIEW_TIMEOUT_MS, whole_number
 from quire.db.reviews import StoredReview
+from quire.markdown.edits import check_request_size
 
 MAX_REQUESTED_BY = 200
 
@@ -87,12 +88,14 @@ def check_content(content: str) -> None:
 
 
 def check_storable(value: str, argument: str) -> None:
-    """Refuse a value the database cannot hold as text: not a string, a NUL, a lone surrogate."""
+    """Refuse a value the database cannot hold as text: not a string, over the request size
+    limit (FileTooLarge), a NUL, a lone surrogate."""
     if not isinstance(value, str):
         raise InvalidArgument(
             f"`{argument}` must be text (a string), got {type(value).__name__}.",
             argument=argument,
         )
+    check_request_size(value)
     if "\0" in value:
         raise InvalidArgument(
             f"`{argument}` contains a NUL character (\\0), which text cannot hold. Send it "

@@ -1,0 +1,118 @@
+"""One walk through every HTTP operation: each answers, and its answer fits its model.
+
+The ``client`` fixture checks every 200 answer against the operation's answer model
+(tests/support/contract.py); this walk makes sure no operation is left out of that check, and
+the models module below makes sure no model is left out of the operations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+
+from quire.api.operations import OPERATIONS
+from tests.support.contract import operation_of
+from tests.web.conftest import AUTH
+
+pytestmark = pytest.mark.anyio
+
+NOTE = "# Plan\n\n- [ ] write it\n- [x] read it\n\nSome text to find.\n"
+
+
+class Walk:
+    """Sends requests and remembers which operations answered 200."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+        self.seen: set[tuple[str, str]] = set()
+
+    async def send(self, method: str, url: str, **kwargs: object) -> httpx.Response:
+        with anyio.fail_after(20):
+            response = await self.client.request(method, url, headers=AUTH, **kwargs)  # type: ignore[arg-type]
+        assert response.status_code == 200, f"{method} {url}: {response.text}"
+        operation = operation_of(method, response.request.url.path)
+        assert operation is not None, f"{method} {url} is not in the operation table"
+        self.seen.add((operation.method, operation.path))
+        return response
+
+
+async def test_every_operation_answers_with_its_model(
+    client: httpx.AsyncClient, settings: object, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "workspace"
+    note = workspace / "plan.md"
+    note.write_text(NOTE, encoding="utf-8")
+    walk = Walk(client)
+    get = lambda url, **kw: walk.send("GET", url, **kw)  # noqa: E731
+    post = lambda url, body=None: walk.send("POST", url, json=body or {})  # noqa: E731
+
+    await get("/health")
+    await get("/api/openapi.json")
+    opened = (await post("/api/documents/open", {"path": str(note), "mode": "edit"})).json()
+    doc = opened["docId"]
+    await get("/api/documents/current")
+    await post("/api/documents/edit", {"find": "Some text", "replace": "Some words"})
+    preview = (await post("/api/documents/stream-edit", {"find": "words", "replace": "w"})).json()
+    await post(
+        "/api/documents/stream-edit-apply",
+        {"edit_id": preview["editId"], "find": "words", "replace": "w"},
+    )
+    await post("/api/documents/set-content", {"content": NOTE + "\nMore.\n"})
+    await post("/api/documents/toggle-task", {"docId": doc, "line": 3, "checked": True})
+    await get("/api/documents/render", params={"docId": doc})
+    await get("/api/documents/state", params={"docId": doc})
+    await post("/api/documents/save", {"path": str(note)})
+    note.write_text(NOTE + "\nChanged on disk.\n", encoding="utf-8")
+    await post("/api/documents/resolve-conflict", {"docId": doc, "keep": "mine"})
+    await post("/api/render", {"markdown": "# Hi"})
+
+    await get("/api/window")
+    await post("/api/window/view", {"docId": doc, "view": "read"})
+    await post("/api/window/activate", {"docId": doc})
+    await post("/api/window/present", {"path": str(note)})
+    await post("/api/window/leave-present")
+    await get("/api/recent")
+    await get("/api/files")
+    await get("/api/workspaces")
+    await get("/api/search", params={"q": "plan"})
+
+    review = (await post("/api/reviews", {"content": "# Approve me"})).json()["reviewId"]
+    await get("/api/reviews/active")
+    await get(f"/api/reviews/{review}")
+    # Decided first, so both waits answer at once with the verdict.
+    await post(f"/api/reviews/{review}/decision", {"verdict": "approved"})
+    await get(f"/api/reviews/{review}/wait", params={"wait_ms": 1000})
+    await post(f"/api/reviews/{review}/wait", {"wait_ms": 1000})
+    await get("/api/annotations", params={"path": str(note)})
+
+    await get("/api/agents")
+    await post("/api/agents/hook", {"remove": True})
+    (tmp_path / "agent-home" / ".cursor").mkdir(parents=True)  # the machine's Cursor
+    await post("/api/agents/cursor/connect")
+
+    chat = workspace / "Chats" / "team.md"
+    await post("/api/chats", {"path": str(chat), "title": "Team"})
+    await get("/api/chats")
+    await post("/api/chats/post", {"path": str(chat), "as": "builder", "body": "hello"})
+    await get("/api/chats/read", params={"path": str(chat)})
+    await post(
+        "/api/chats/wait",
+        {"path": str(chat), "as": "reviewer", "after": 0, "timeoutMs": 1000, "session": "s1"},
+    )
+    await get("/api/chats/session", params={"id": "s1"})
+    await post("/api/chats/session/stop", {"id": "s1"})
+    await post("/api/chats/leave", {"path": str(chat), "as": "reviewer"})
+    await post("/api/chats/pin", {"path": str(chat), "pinned": True})
+    gifs = (await get("/api/chats/gifs", params={"workspace": str(workspace)})).json()
+    await get(
+        "/api/chats/gif", params={"workspace": str(workspace), "name": gifs["gifs"][0]["name"]}
+    )
+    await post("/api/chats/avatar", {"workspace": str(workspace), "as": "builder", "pick": "fox"})
+    await post("/api/chats/delete", {"path": str(chat)})
+    await post("/api/window/close", {"docId": doc})
+
+    every = {(operation.method, operation.path) for operation in OPERATIONS}
+    assert every - walk.seen == set(), "walk these operations too"
