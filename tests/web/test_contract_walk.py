@@ -8,6 +8,7 @@ the models module below makes sure no model is left out of the operations.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -29,25 +30,34 @@ class Walk:
         self.client = client
         self.seen: set[tuple[str, str]] = set()
 
-    async def send(self, method: str, url: str, **kwargs: object) -> httpx.Response:
+    async def send(
+        self, method: str, url: str, *, params: dict[str, Any] | None = None, json: Any = None
+    ) -> httpx.Response:
         with anyio.fail_after(20):
-            response = await self.client.request(method, url, headers=AUTH, **kwargs)  # type: ignore[arg-type]
+            response = await self.client.request(
+                method, url, headers=AUTH, params=params, json=json
+            )
         assert response.status_code == 200, f"{method} {url}: {response.text}"
         operation = operation_of(method, response.request.url.path)
         assert operation is not None, f"{method} {url} is not in the operation table"
         self.seen.add((operation.method, operation.path))
         return response
 
+    async def get(self, url: str, params: dict[str, Any] | None = None) -> httpx.Response:
+        return await self.send("GET", url, params=params)
+
+    async def post(self, url: str, body: dict[str, Any] | None = None) -> httpx.Response:
+        return await self.send("POST", url, json=body or {})
+
 
 async def test_every_operation_answers_with_its_model(
-    client: httpx.AsyncClient, settings: object, tmp_path: Path
+    client: httpx.AsyncClient, tmp_path: Path
 ) -> None:
     workspace = tmp_path / "workspace"
     note = workspace / "plan.md"
     note.write_text(NOTE, encoding="utf-8")
     walk = Walk(client)
-    get = lambda url, **kw: walk.send("GET", url, **kw)  # noqa: E731
-    post = lambda url, body=None: walk.send("POST", url, json=body or {})  # noqa: E731
+    get, post = walk.get, walk.post
 
     await get("/health")
     await get("/api/openapi.json")
