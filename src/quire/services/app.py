@@ -14,6 +14,7 @@ from quire.db.engine import Database, open_database
 from quire.services.agents.machine import MachineFacts
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
+from quire.services.export import ExportService
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.windows import Windows
@@ -41,6 +42,8 @@ class AppServices:
     program): read once by the composition root; tests pass a temporary one."""
     chats: ChatService | None = None
     """The chats; None only in test harnesses that build the services by hand."""
+    export: ExportService | None = None
+    """Exports (PDF, HTML, DOCX, EPUB); None only in test harnesses that build them by hand."""
 
 
 @asynccontextmanager
@@ -68,6 +71,8 @@ async def open_services(
         chats = await stack.enter_async_context(
             ChatService(database, bus, documents, workspaces, clock=clock)
         )
+        export = ExportService(browser=settings.export_browser)
+        stack.push_async_callback(export.aclose)
         yield AppServices(
             settings=settings,
             database=database,
@@ -80,4 +85,5 @@ async def open_services(
             clock=clock,
             machine=machine,
             chats=chats,
+            export=export,
         )
