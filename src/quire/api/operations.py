@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quire.api import agents, chats, documents, reviews, windows
+from quire.api import agents, chats, documents, export_requests, exports, reviews, windows
 from quire.api.base import Answer, Ok, StrictBody
 
 
