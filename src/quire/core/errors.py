@@ -19,6 +19,8 @@ server answered from its name, and ``with_message`` copies one with a new messag
     ├── ReviewNotFound       a review id names no review the caller can see
     ├── ReviewRefused        a review cannot take that action now (it was already decided)
     ├── AgentNotDetected     an agent's program is not on this machine, so it cannot be connected
+    ├── EngineMissing        no export engine for the format is installed (chromium, pandoc)
+    ├── ExportFailed         an export engine ran and failed (it crashed, or timed out)
     ├── ServerAlreadyRunning another server holds the state folder
     ├── ServerUnreachable    (client) no Quire server answers, and none could be started
     ├── TokenRefused         (client) the server refused the token in server.json (HTTP 401)
@@ -133,6 +135,14 @@ class ReviewRefused(QuireError):
 
 class AgentNotDetected(QuireError):
     """The agent's program (or settings folder) is not on this machine; nothing was changed."""
+
+
+class EngineMissing(QuireError):
+    """No program that makes the asked format is installed; the message names the package."""
+
+
+class ExportFailed(QuireError):
+    """An export engine was started and failed; nothing was written at the output path."""
 
 
 class ServerAlreadyRunning(QuireError):

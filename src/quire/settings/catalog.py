@@ -79,6 +79,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("open_browser", "true or false (`--no-browser` makes it false)", flag="--no-browser"),
     Setting("chat_enabled", "true or false", file_key="chat.enabled"),
+    Setting(
+        "export_browser",
+        "the path of a Chrome, Chromium or Edge program",
+        file_key="export.browser",
+        env="QUIRE_BROWSER",
+        default_text="the first of `chromium`, `chromium-browser`, `google-chrome`, "
+        "`microsoft-edge`… found on PATH",
+    ),
 )
 """Every setting, in the order the reference lists them."""
 

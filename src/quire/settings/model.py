@@ -68,6 +68,12 @@ class Settings(BaseModel):
         description="Whether chats are on: the chat routes, the `quire chat` commands' server "
         "side and the MCP chat tools.",
     )
+    export_browser: Path | None = Field(
+        default=None,
+        description="The browser that prints PDFs and draws diagrams and math for exports "
+        "(headless, over the DevTools protocol).",
+    )
+    """None: the first Chrome, Chromium or Edge found on this machine."""
 
     @field_validator("workspaces")
     @classmethod
@@ -141,7 +147,39 @@ def load_settings(
     chat = _chat_enabled(config, path)
     if chat is not None:
         values["chat_enabled"] = chat
+    browser = _export_browser(environ, config, path, home=home, cwd=cwd)
+    if browser is not None:
+        values["export_browser"] = browser
     return Settings.model_validate(values)
+
+
+def export_browser(
+    state_dir: Path, environ: Mapping[str, str], *, home: Path, cwd: Path
+) -> Path | None:
+    """The browser exports use, as a client without a server sees it: QUIRE_BROWSER, then
+    ``export.browser`` in quire.toml; None when neither names one (the engine looks for one).
+
+    Judged as ``load_settings`` does; a bad value raises InvalidArgument naming its source.
+    """
+    path = config_path(state_dir)
+    return _export_browser(environ, read_config(path), path, home=home, cwd=cwd)
+
+
+def _export_browser(
+    environ: Mapping[str, str],
+    config: Mapping[str, object],
+    path: Path,
+    *,
+    home: Path,
+    cwd: Path,
+) -> Path | None:
+    found = _pick("export_browser", {}, environ, config, path)
+    if found is None:
+        return None
+    raw, source = found
+    if not isinstance(raw, str) or not raw.strip() or "\0" in raw:
+        raise _bad(source, raw, "is not a program path", "the path of a browser program")
+    return _expand(raw.strip(), cwd=cwd, home=home)
 
 
 def chat_enabled(state_dir: Path) -> bool:

@@ -21,7 +21,8 @@ a test fails when this file and the model disagree. Edit the model, not this fil
 `quire serve` takes each setting from the first place that gives it: its command-line flag, then
 its environment variable, then `{CONFIG_FILE_NAME}` in the state folder, then the default. A bad
 value is refused at start-up with a message naming where it came from. `quire mcp` and the other
-clients read the same `{CONFIG_FILE_NAME}` the same way (today for `chat.enabled`).
+clients read the same `{CONFIG_FILE_NAME}` the same way (today for `chat.enabled` and
+`export.browser`).
 
 """
 
@@ -39,6 +40,9 @@ db = "postgresql://quire@db.example/quire"
 
 [chat]
 enabled = true
+
+[export]
+browser = "/usr/bin/chromium"
 ```
 """
 

@@ -33,6 +33,8 @@ STATUS: Final[dict[type[errors.QuireError], int]] = {
     errors.ReviewNotFound: 404,
     errors.ReviewRefused: 409,
     errors.AgentNotDetected: 409,
+    errors.EngineMissing: 503,
+    errors.ExportFailed: 500,
     errors.ServerAlreadyRunning: 409,
     # Raised by a client of a Quire server; one that reached a handler means this server
     # asked another that failed, so it answers as a gateway would.
