@@ -89,6 +89,7 @@ NO_SERVER_TOOLS: tuple[str, ...] = (
     "list_ai_actions",
     "get_conversation_context",
     "save_conversation_message",
+    "export_markdown_to_pdf",
 )
 """The tools that work with no server, as the instructions name them."""
 
