@@ -142,6 +142,8 @@ async def export_link(request: Request) -> Response:
     Decoded and refused as `/open` links are: a refused link opens nothing, and the window
     says why.
     """
+    if request.method != "GET":
+        return RedirectResponse("/", status_code=303, headers=_LINK_HEADERS)
     target = _link_request(request.scope.get("query_string", b""))
     if isinstance(target, str):
         return ignored(target)
