@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 import click
@@ -34,7 +34,9 @@ from quire.core.errors import (
 from quire.fs.folders import AllowedFolders
 from quire.fs.sandbox import check_document, expand_path, is_document_name
 from quire.fs.walk import walk_tree
-from quire.services.export import ExportService
+
+if TYPE_CHECKING:
+    from quire.services.export import ExportService
 
 EXIT_OK = 0
 EXIT_INPUT = 1
@@ -44,6 +46,11 @@ EXIT_ENGINE = 4
 EXIT_FAILED = 5
 
 EXIT_CODES = f"""\b
+With --json a FILE prints its result (path, format, bytes, pages, engine,
+warnings, diagram_errors) and a DIR prints {{ok, exported, failed, notes}}.
+A DIR shows a progress bar on stderr when stderr is a terminal.
+
+\b
 Exit codes:
   {EXIT_OK}  every file was exported
   {EXIT_INPUT}  an input was refused (missing, not Markdown, a dotfile, outside the allowed
@@ -178,6 +185,9 @@ def progress(count: int, *, shown: bool, label: str) -> Iterator[Callable[[], No
 
 
 def _service() -> AbstractAsyncContextManager[ExportService]:
+    # Imported here: the engine (and its browser) is loaded only when something is exported.
+    from quire.services.export import ExportService
+
     return ExportService.standalone()
 
 

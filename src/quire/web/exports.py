@@ -66,7 +66,7 @@ def _choice(
         raise InvalidArgument(
             f"`{name}` must be one of {', '.join(choices)}, got {raw!r}.", argument=name
         )
-    return cast("_Choice", raw)
+    return choices[choices.index(raw)]
 
 
 async def download_export(request: Request) -> Response:
