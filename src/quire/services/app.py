@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from quire.db.engine import Database, open_database
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
+from quire.services.export import ExportService
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.windows import Windows
@@ -37,6 +38,8 @@ class AppServices:
     """Milliseconds since the epoch; tests pass a fake one."""
     chats: ChatService | None = None
     """The chats; None only in test harnesses that build the services by hand."""
+    export: ExportService | None = None
+    """Exports (PDF, HTML, DOCX, EPUB); None only in test harnesses that build them by hand."""
 
 
 @asynccontextmanager
@@ -64,6 +67,8 @@ async def open_services(
         chats = await stack.enter_async_context(
             ChatService(database, bus, documents, workspaces, clock=clock)
         )
+        export = ExportService(browser=settings.export_browser)
+        stack.push_async_callback(export.aclose)
         yield AppServices(
             settings=settings,
             database=database,
@@ -75,4 +80,5 @@ async def open_services(
             token=token,
             clock=clock,
             chats=chats,
+            export=export,
         )

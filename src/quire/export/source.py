@@ -1,0 +1,86 @@
+"""The document an export starts from: read through ``quire.fs``, rendered by the preview's
+renderer, with the line of each Mermaid fence (to report a diagram that fails by its line).
+
+Owns the input rules (inside the allowed folders, a Markdown document that is not a dotfile,
+at most 16 MiB, UTF-8); the HTML is ``quire.markdown.render``'s, never its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from html import unescape
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from quire.fs.folders import AllowedFolders
+from quire.fs.safeio import read_document
+from quire.markdown.parser import build_parser, strip_bom
+from quire.markdown.render import render
+
+_TITLE = re.compile(r"<h1[^>]*>(.*?)</h1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A document ready to export: where it is, its text, and the renderer's output."""
+
+    path: Path
+    text: str
+    html: str
+    has_math: bool
+    has_mermaid: bool
+    mermaid_lines: tuple[int, ...]
+    """The 1-based line of each Mermaid fence, in the order the HTML holds them."""
+    title: str
+
+
+def read_source(path: Path, allowed: AllowedFolders) -> Source:
+    """Check ``path`` against the allowed folders and the document rule, read and render it.
+
+    Raises PathRefused, FileMissing, FileTooLarge, NotUtf8 or StorageFailed from ``quire.fs``.
+    """
+    resolved = allowed.check(path, verb="export")
+    text = read_document(resolved)
+    return source_from_text(resolved, text)
+
+
+def source_from_text(path: Path, text: str) -> Source:
+    """A Source for ``text`` as if read from ``path`` (the live buffer of an open document)."""
+    rendered = render(text)
+    return Source(
+        path=path,
+        text=strip_bom(text),
+        html=rendered.html,
+        has_math=rendered.has_math,
+        has_mermaid=rendered.has_mermaid,
+        mermaid_lines=mermaid_lines(text) if rendered.has_mermaid else (),
+        title=_title(rendered.html) or path.stem,
+    )
+
+
+def mermaid_lines(text: str) -> tuple[int, ...]:
+    """The 1-based line of each ```` ```mermaid ```` fence's opening, in document order."""
+    lines: list[int] = []
+    for token in _parser().parse(strip_bom(text)):
+        if token.type != "fence" or token.map is None:
+            continue
+        info = token.info.strip().split(maxsplit=1)
+        if info and info[0].lower() == "mermaid":
+            lines.append(token.map[0] + 1)
+    return tuple(lines)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return build_parser()
+
+
+def _title(html: str) -> str:
+    found = _TITLE.search(html)
+    if found is None:
+        return ""
+    return unescape(_TAG.sub("", found.group(1))).strip()
