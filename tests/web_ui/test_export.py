@@ -70,7 +70,7 @@ def test_an_export_link_opens_the_dialog_with_its_format_and_saves_beside_the_fi
     dialog = page.get_by_role("dialog", name="Export")
     expect(dialog).to_be_visible()
     expect(dialog.locator("select[name=format]")).to_have_value("html")
-    dialog.get_by_role("button", name="Export").click()
+    dialog.get_by_role("button", name="Export", exact=True).click()
     expect(page.locator(".toast").last).to_contain_text("welcome.html")
     assert (server.workspace / "welcome.html").read_text(encoding="utf-8").count("<h1") == 1
 
@@ -88,5 +88,5 @@ def test_an_agents_request_and_the_toolbar_open_the_dialog(
     expect(dialog.locator("select[name=format]")).to_have_value("epub")
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
-    page.get_by_role("button", name="Export").click()
+    page.get_by_role("button", name="Export", exact=True).click()
     expect(dialog.locator("select[name=format]")).to_have_value("pdf")

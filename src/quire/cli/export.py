@@ -9,9 +9,10 @@ the input, picks the output names and maps each kind of error to its exit code.
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import AbstractAsyncContextManager, contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,7 +20,15 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import click
 
-from quire.api.exports import EXPORT_FORMATS, EXPORT_THEMES, PAPERS, ExportFormat, ExportResult
+from quire.api.exports import (
+    EXPORT_FORMATS,
+    EXPORT_THEMES,
+    PAPERS,
+    ExportFormat,
+    ExportResult,
+    ExportTheme,
+    Paper,
+)
 from quire.cli.output import echo_json, to_jsonable
 from quire.core.errors import (
     EngineMissing,
@@ -31,9 +40,11 @@ from quire.core.errors import (
     PathRefused,
     QuireError,
 )
+from quire.core.state import state_folder
 from quire.fs.folders import AllowedFolders
 from quire.fs.sandbox import check_document, expand_path, is_document_name
 from quire.fs.walk import walk_tree
+from quire.settings.model import export_browser
 
 if TYPE_CHECKING:
     from quire.services.export import ExportService
@@ -76,10 +87,12 @@ _CODES: dict[Kind, int] = {
 
 @dataclass(frozen=True)
 class Job:
-    """One file to export and where its export goes (None: beside it)."""
+    """One file to export, where its export goes (None: beside it), and whether the folder
+    to write into is made first (a folder export mirrored under ``--output``)."""
 
     source: Path
     output: Path | None
+    make_folder: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,15 +105,16 @@ class Failure:
 
 
 def error_kind(error: QuireError, *, input_checked: bool) -> Kind:
-    """The kind of ``error``: a path refusal after the input passed its checks is the output's."""
+    """The kind of ``error``: a missing or refused path once the input passed its checks is
+    the output's."""
     match error:
         case EngineMissing():
             return "engine"
         case ExportFailed():
             return "failed"
-        case FileMissing() | NotUtf8() | FileTooLarge():
+        case NotUtf8() | FileTooLarge():
             return "input"
-        case PathRefused():
+        case PathRefused() | FileMissing():
             return "output" if input_checked else "input"
         case InvalidArgument():
             return "usage"
@@ -132,7 +146,7 @@ def folder_jobs(
         target = None
         if output is not None:
             target = (output / found.rel_path).with_suffix("." + format)
-        jobs.append(Job(found.path, target))
+        jobs.append(Job(found.path, target, make_folder=target is not None))
     notes = [f"could not list {item.path}: {item.reason}" for item in walk.unreadable]
     if walk.truncated:
         notes.append("the folder is too large or too deep: some files were not exported")
@@ -140,7 +154,7 @@ def folder_jobs(
 
 
 async def run_jobs(
-    service: ExportService,
+    service: StandaloneExport,
     jobs: list[Job],
     folders: AllowedFolders,
     options: dict[str, Any],
@@ -152,9 +166,9 @@ async def run_jobs(
     for job in jobs:
         checked = False
         try:
-            await anyio.to_thread.run_sync(lambda: check_document(folders.check(job.source)))
+            await anyio.to_thread.run_sync(_check_input, job.source, folders)
             checked = True
-            if job.output is not None:
+            if job.output is not None and job.make_folder:
                 await anyio.to_thread.run_sync(_make_parent, job.output, folders)
             results.append(
                 await service.export(
@@ -162,9 +176,15 @@ async def run_jobs(
                 )
             )
         except QuireError as error:
-            failures.append(Failure(job.source, error_kind(error, input_checked=checked), str(error)))
+            failures.append(
+                Failure(job.source, error_kind(error, input_checked=checked), str(error))
+            )
         advance()
     return results, failures
+
+
+def _check_input(source: Path, folders: AllowedFolders) -> None:
+    check_document(folders.check(source, verb="export"), verb="export")
 
 
 def _make_parent(output: Path, folders: AllowedFolders) -> None:
@@ -184,27 +204,95 @@ def progress(count: int, *, shown: bool, label: str) -> Iterator[Callable[[], No
         yield lambda: bar.update(1)
 
 
-def _service() -> AbstractAsyncContextManager[ExportService]:
-    # Imported here: the engine (and its browser) is loaded only when something is exported.
-    from quire.services.export import ExportService
+class StandaloneExport:
+    """An export service of this process, built on first use (so a command that exports
+    nothing never loads the engine) with the ``export.browser`` setting, closed by ``aclose``."""
 
-    return ExportService.standalone()
+    def __init__(self, *, environ: Mapping[str, str], home: Path, cwd: Path) -> None:
+        self._environ = environ
+        self._home = home
+        self._cwd = cwd
+        self._service: ExportService | None = None
+
+    def service(self) -> ExportService:
+        """The export service, built the first time."""
+        if self._service is None:
+            # Imported here: the engine is loaded only when something is exported.
+            from quire.services.export import ExportService
+
+            state = state_folder(self._environ, self._home)
+            browser = export_browser(state, self._environ, home=self._home, cwd=self._cwd)
+            self._service = ExportService(browser=browser)
+        return self._service
+
+    async def export(
+        self,
+        source: Path,
+        *,
+        format: ExportFormat,
+        output: Path | None,
+        overwrite: bool,
+        theme: ExportTheme = "light",
+        paper: Paper = "a4",
+        allowed: Sequence[Path],
+        remote_images: bool = False,
+    ) -> ExportResult:
+        """Export as ``ExportService.export`` does."""
+        return await self.service().export(
+            source,
+            format=format,
+            output=output,
+            overwrite=overwrite,
+            theme=theme,
+            paper=paper,
+            allowed=allowed,
+            remote_images=remote_images,
+        )
+
+    async def aclose(self) -> None:
+        """Close the warm browser, if an export started one."""
+        if self._service is not None:
+            await self._service.aclose()
 
 
 @click.command("export", epilog=EXIT_CODES)
 @click.argument("source", metavar="FILE|DIR")
-@click.option("--format", "format", type=click.Choice(EXPORT_FORMATS), required=True,
-              help="The format to export.")
-@click.option("--output", "output", metavar="PATH",
-              help="The file to write (for a folder: the folder to write into). Default: "
-              "beside each input, with the format's extension.")
+@click.option(
+    "--format",
+    "format",
+    type=click.Choice(EXPORT_FORMATS),
+    required=True,
+    help="The format to export.",
+)
+@click.option(
+    "--output",
+    "output",
+    metavar="PATH",
+    help="The file to write (for a folder: the folder to write into). Default: "
+    "beside each input, with the format's extension.",
+)
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
-@click.option("--theme", type=click.Choice(EXPORT_THEMES), default="light", show_default=True,
-              help="The preview theme the export is drawn in.")
-@click.option("--paper", type=click.Choice(PAPERS), default="a4", show_default=True,
-              help="The page size of a PDF.")
-@click.option("--allow", "allow", multiple=True, metavar="DIR",
-              help="Also allow reading from and writing to DIR (repeatable).")
+@click.option(
+    "--theme",
+    type=click.Choice(EXPORT_THEMES),
+    default="light",
+    show_default=True,
+    help="The preview theme the export is drawn in.",
+)
+@click.option(
+    "--paper",
+    type=click.Choice(PAPERS),
+    default="a4",
+    show_default=True,
+    help="The page size of a PDF.",
+)
+@click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    metavar="DIR",
+    help="Also allow reading from and writing to DIR (repeatable).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 def export_command(
     source: str,
@@ -223,7 +311,9 @@ def export_command(
     cwd, home = Path.cwd(), Path.home()
     try:
         path = expand_path(source, cwd=cwd, home=home, argument="FILE|DIR")
-        target = None if output is None else expand_path(output, cwd=cwd, home=home, argument="--output")
+        target = (
+            None if output is None else expand_path(output, cwd=cwd, home=home, argument="--output")
+        )
         extra = [expand_path(item, cwd=cwd, home=home, argument="--allow") for item in allow]
     except InvalidArgument as error:
         raise click.UsageError(str(error)) from None
@@ -239,9 +329,12 @@ def export_command(
     shown = path.is_dir() and not as_json and sys.stderr.isatty()
 
     async def run() -> tuple[list[ExportResult], list[Failure]]:
-        async with _service() as service:
+        exporter = StandaloneExport(environ=os.environ, home=home, cwd=cwd)
+        try:
             with progress(len(jobs), shown=shown, label=f"Exporting {len(jobs)} files") as step:
-                return await run_jobs(service, jobs, folders, options, step)
+                return await run_jobs(exporter, jobs, folders, options, step)
+        finally:
+            await exporter.aclose()
 
     results, failures = anyio.run(run)
     _report(results, failures, notes, as_json=as_json, folder=path.is_dir())

@@ -85,6 +85,7 @@ def create_app(services: AppServices) -> Starlette:
         home=Path.home(),
         clock=services.clock,
         chat_enabled=settings.chat_enabled,
+        exporter=services.export,
     )
 
     @asynccontextmanager

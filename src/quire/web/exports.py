@@ -9,7 +9,7 @@ export may read from and write to), answer. Rendering and the output rules are t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar, cast, get_args
+from typing import TYPE_CHECKING, TypeVar, cast, get_args
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -18,18 +18,31 @@ from starlette.routing import BaseRoute, Route
 
 from quire.api.export_requests import ExportBody, ExportDialogBody, ExportDialogOpened
 from quire.api.exports import EXPORT_FORMATS, EXPORT_THEMES, PAPERS, ExportFormat
-from quire.core.errors import InvalidArgument, QuireError
+from quire.core.errors import EngineMissing, InvalidArgument, QuireError
 from quire.services.export_dialog import ask_for_dialog, export_for_download
 from quire.web.answers import answer
 from quire.web.arguments import absolute_path, query_args, read_body
 from quire.web.context import current_user, services_of
 from quire.web.preview import first_values, ignored
 
+if TYPE_CHECKING:
+    from quire.services.export import ExportService
+
 _LINK_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
 
 def _allowed(request: Request) -> list[Path]:
     return list(services_of(request).workspaces.folders)
+
+
+def _export(request: Request) -> ExportService:
+    export = services_of(request).export
+    if export is None:
+        raise EngineMissing(
+            "This Quire server was started without its export service, so it cannot export. "
+            "Restart it with `quire serve`."
+        )
+    return export
 
 
 async def export_file(request: Request) -> Response:
@@ -41,7 +54,7 @@ async def export_file(request: Request) -> Response:
     body = await read_body(request, ExportBody)
     source = absolute_path(body.path)
     output = None if body.output_path is None else absolute_path(body.output_path, "output_path")
-    result = await services_of(request).export.export(
+    result = await _export(request).export(
         source,
         format=body.format,
         output=output,
@@ -78,7 +91,7 @@ async def download_export(request: Request) -> Response:
     if raw_path is None:
         raise InvalidArgument("`path` is required: the Markdown file to export.", argument="path")
     download = await export_for_download(
-        services_of(request).export,
+        _export(request),
         absolute_path(raw_path),
         format=_choice(values, "format", EXPORT_FORMATS, "pdf"),
         theme=_choice(values, "theme", EXPORT_THEMES, "light"),
