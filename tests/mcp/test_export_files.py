@@ -160,7 +160,7 @@ async def test_export_markdown_to_pdf_refuses_every_bad_output(tmp_path: Path, c
     async with exporting(tmp_path) as (workspace, server):
         (workspace / "plan.md").write_text("# Plan\n", encoding="utf-8")
         paths = lay_out(workspace, "pdf")
-        arguments = {"input": "plan.md", "output": str(paths[case.id])}
+        arguments: dict[str, object] = {"input": "plan.md", "output": str(paths[case.id])}
         if case.id != "existing":
             arguments["force"] = True
         async with Client(server) as client:

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from urllib.parse import quote
 
+import anyio
 import httpx
 import pytest
 
@@ -128,7 +129,8 @@ async def test_a_download_sends_the_bytes_and_writes_nothing_beside_the_file(
     assert response.headers["content-disposition"] == "attachment; filename*=UTF-8''plan.html"
     assert response.headers["x-quire-export-engine"] == "chromium"
     assert b"Step one." in response.content
-    assert sorted(path.name for path in folder.iterdir()) == ["plan.md", "welcome.md"]
+    left = await anyio.to_thread.run_sync(lambda: sorted(path.name for path in folder.iterdir()))
+    assert left == ["plan.md", "welcome.md"]
 
 
 @pytest.mark.parametrize(

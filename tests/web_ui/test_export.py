@@ -17,8 +17,6 @@ pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright 
 from playwright.sync_api import expect
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
-
     from tests.web_ui.conftest import PageFactory, Server
 
 

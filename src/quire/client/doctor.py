@@ -1,9 +1,9 @@
 """``quire doctor``'s checks: what a user needs for Quire to work, each problem with its fix.
 
 Checks the state folder, the server file, a reachable server that takes its token, the
-workspaces, git, a browser and each export engine (found by the export service, passed in). Repairs are offered as data
-(a description and the action) so the command can preview them before making them; the
-environment and the program lookup are passed in.
+workspaces, git, a browser and each export engine (as the export service found them, passed
+in). Repairs are offered as data (a description and the action) so the command can preview
+them before making them; the environment and the program lookup are passed in.
 """
 
 from __future__ import annotations
