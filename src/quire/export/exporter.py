@@ -13,7 +13,14 @@ from pathlib import Path
 
 import anyio
 
-from quire.api.exports import EngineStatus, ExportFormat, ExportResult, ExportTheme, Paper
+from quire.api.exports import (
+    DiagramError,
+    EngineStatus,
+    ExportFormat,
+    ExportResult,
+    ExportTheme,
+    Paper,
+)
 from quire.core.errors import EngineMissing, PathRefused
 from quire.export import pandoc, printing
 from quire.export.browser import INSTALL_HINT, Browser, find_browser
@@ -123,8 +130,10 @@ class Exporter:
     ) -> printing.Made:
         program = pandoc.find_pandoc()
         if program is None:
-            raise EngineMissing(f"{format.upper()} exports are made by pandoc. {pandoc.INSTALL_HINT}")
-        body, errors = document.html, []
+            raise EngineMissing(
+                f"{format.upper()} exports are made by pandoc. {pandoc.INSTALL_HINT}"
+            )
+        body, errors = document.html, list[DiagramError]()
         if browser is not None and document.has_mermaid:
             body, errors = await printing.drawn_body(
                 browser, document, theme=theme, resources=resources, math_as_tex=True

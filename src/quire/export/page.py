@@ -73,12 +73,17 @@ def build_page(
     run = ""
     if script:
         files = bundle()
-        run = "<script type=\"module\">" + _RUN % {
-            "assets": json.dumps(ASSETS),
-            "mermaid": json.dumps(files.mermaid_module),
-            "math": json.dumps(files.math_module),
-            "dark": "true" if theme == "dark" else "false",
-        } + "</script>"
+        run = (
+            '<script type="module">'
+            + _RUN
+            % {
+                "assets": json.dumps(ASSETS),
+                "mermaid": json.dumps(files.mermaid_module),
+                "math": json.dumps(files.math_module),
+                "dark": "true" if theme == "dark" else "false",
+            }
+            + "</script>"
+        )
     return (
         f'<!doctype html>\n<html lang="en" class="theme-{theme}">\n<head>\n'
         '<meta charset="utf-8">\n'

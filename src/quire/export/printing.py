@@ -150,7 +150,9 @@ def _pdf_options(title: str, paper: Paper) -> Message:
     }
 
 
-def weasyprint_pdf(source: Source, *, theme: ExportTheme, paper: Paper, resources: Resources) -> Made:
+def weasyprint_pdf(
+    source: Source, *, theme: ExportTheme, paper: Paper, resources: Resources
+) -> Made:
     """``source`` printed by WeasyPrint (no browser): diagrams and math stay as their source."""
     try:
         import weasyprint  # type: ignore[import-not-found,unused-ignore]

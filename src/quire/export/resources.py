@@ -39,25 +39,30 @@ class Resources:
     def local(self, path: Path) -> bytes | None:
         """The bytes of the local file ``path`` when the rule allows it, else None (warned)."""
         if not path.is_absolute():
-            return self._refuse(f"The image '{path}' was left out: its path is not absolute.")
+            self._refuse(f"The image '{path}' was left out: its path is not absolute.")
+            return None
         if path.suffix.lower() not in LOADABLE:
-            return self._refuse(
+            self._refuse(
                 f"'{path}' was left out of the export: only images "
                 f"({', '.join(IMAGE_EXTENSIONS)}) and fonts are embedded."
             )
+            return None
         if any(part.startswith(".") for part in path.parts[1:]):
-            return self._refuse(f"'{path}' was left out of the export: it is a hidden file.")
+            self._refuse(f"'{path}' was left out of the export: it is a hidden file.")
+            return None
         if not self.allowed.contains(path):
-            return self._refuse(
+            self._refuse(
                 f"The image '{path}' was left out: it is not inside an allowed folder. Move it "
                 "into the document's folder, or allow its folder."
             )
+            return None
         try:
             return read_regular_bytes(
                 self.allowed.check(path, verb="embed"), limit=MAX_RESOURCE_BYTES, what="image"
             )
         except QuireError as err:
-            return self._refuse(f"The image '{path}' was left out: {err}")
+            self._refuse(f"The image '{path}' was left out: {err}")
+            return None
 
     def remote_allowed(self, url: str) -> bool:
         """Whether the remote ``url`` may be fetched (warned when it may not)."""
@@ -78,7 +83,8 @@ class Resources:
         if parts.scheme == "data":
             return src
         if parts.scheme not in ("", "file"):
-            return self._refuse(f"The image '{src}' was left out: its kind of address is unknown.")
+            self._refuse(f"The image '{src}' was left out: its kind of address is unknown.")
+            return None
         relative = unquote(parts.path)
         path = Path(relative) if relative.startswith("/") else base / relative
         data = self.local(_normal(path))

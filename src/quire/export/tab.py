@@ -149,7 +149,9 @@ class _Requests:
         elif parts.scheme in ("http", "https") and self._resources.remote_allowed(url):
             self._send("Fetch.continueRequest", {"requestId": request})
         else:
-            self._send("Fetch.failRequest", {"requestId": request, "errorReason": "BlockedByClient"})
+            self._send(
+                "Fetch.failRequest", {"requestId": request, "errorReason": "BlockedByClient"}
+            )
 
     def _answer_own(self, request: str, path: str) -> None:
         data: bytes | None = None

@@ -1,0 +1,131 @@
+"""Exports against other tools on the same file, in the same run: a 20-page document with 5
+Mermaid diagrams and 50 formulas.
+
+Quire: PDF cold (first export, browser started) and warm (10 in a row, p50), HTML, DOCX, and
+the bare render the HTML export wraps. Beside it: pandoc (DOCX, and standalone HTML) and
+md-to-pdf (npm, pointed at Debian's chromium) when ``MD_TO_PDF`` names its program. Targets
+(issue 14): warm PDF p50 at least 3x faster than md-to-pdf's, cold PDF no slower than
+md-to-pdf's, HTML export at most 2x the bare render; all reported as ratios, never asserted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from bench.timing import print_table, progress
+from quire.markdown.render import render
+from quire.services.export import ExportService
+
+WARM_RUNS = 10
+
+
+def document() -> str:
+    """About 20 printed pages: sections of prose, 5 diagrams, 50 formulas, tables and code."""
+    parts = ["# Export benchmark\n"]
+    for section in range(1, 21):
+        parts.append(f"## Section {section}\n")
+        parts.append(("Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 12) + "\n")
+        if section % 4 == 0:
+            parts.append(
+                f"```mermaid\ngraph LR\n  Start{section} --> Middle{section}\n"
+                f"  Middle{section} --> End{section}\n```\n"
+            )
+        for formula in range(1, 3):
+            parts.append(f"Inline $x_{{{section}}}^{formula} + y = {formula}$ here.\n")
+        parts.append(f"$$\n\\sum_{{k=1}}^{{{section}}} k^2 = \\frac{{n(n+1)(2n+1)}}{{6}}\n$$\n")
+        parts.append("| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |\n| 4 | 5 | 6 |\n")
+        parts.append("```python\ndef f(x):\n    return x * 2\n```\n")
+    return "\n".join(parts)
+
+
+def run() -> None:
+    """Measure and print the table."""
+    with tempfile.TemporaryDirectory(prefix="quire-bench-export-") as raw:
+        folder = Path(raw)
+        source = folder / "bench.md"
+        text = document()
+        source.write_text(text, encoding="utf-8")
+        rows = asyncio.run(_quire(folder, source, text))
+        rows += _others(folder, source)
+    base = dict(rows)
+    md_to_pdf = base.get("md-to-pdf PDF")
+    table = []
+    for name, seconds in rows:
+        ratio = f"{seconds / md_to_pdf:.2f}x md-to-pdf" if md_to_pdf else ""
+        if name == "quire HTML":
+            ratio = f"{seconds / base['bare render']:.1f}x bare render"
+        if name in ("quire DOCX", "quire HTML") and f"pandoc {name.split()[1]}" in base:
+            ratio += f" · {seconds / base[f'pandoc {name.split()[1]}']:.2f}x pandoc"
+        table.append((name, f"{seconds * 1000:.0f} ms", ratio))
+    if md_to_pdf is None:
+        table.append(("md-to-pdf PDF", "not run", "set MD_TO_PDF to its program to include it"))
+    print_table("export (20 pages, 5 diagrams, 50 formulas)", ("what", "time", "ratio"), table)
+
+
+async def _quire(folder: Path, source: Path, text: str) -> list[tuple[str, float]]:
+    service = ExportService()
+    rows: list[tuple[str, float]] = []
+    try:
+        progress("quire PDF cold")
+        start = time.perf_counter()
+        result = await service.export(
+            source, format="pdf", output=None, overwrite=True, allowed=[folder]
+        )
+        rows.append(("quire PDF cold", time.perf_counter() - start))
+        progress(f"  {result.pages} pages, {len(result.diagram_errors)} diagram errors")
+        warm = []
+        for _ in range(WARM_RUNS):
+            start = time.perf_counter()
+            await service.export(
+                source, format="pdf", output=None, overwrite=True, allowed=[folder]
+            )
+            warm.append(time.perf_counter() - start)
+        rows.append(("quire PDF warm p50", statistics.median(warm)))
+        for format in ("html", "docx"):
+            progress(f"quire {format}")
+            start = time.perf_counter()
+            await service.export(
+                source, format=format, output=None, overwrite=True, allowed=[folder]
+            )
+            rows.append((f"quire {format.upper()}", time.perf_counter() - start))
+    finally:
+        await service.aclose()
+    start = time.perf_counter()
+    render(text)
+    rows.append(("bare render", time.perf_counter() - start))
+    return rows
+
+
+def _others(folder: Path, source: Path) -> list[tuple[str, float]]:
+    rows: list[tuple[str, float]] = []
+    if shutil.which("pandoc"):
+        for format in ("docx", "html"):
+            progress(f"pandoc {format}")
+            start = time.perf_counter()
+            subprocess.run(
+                ["pandoc", "-f", "gfm", "-s", "-o", str(folder / f"pandoc.{format}"), str(source)],
+                check=True,
+                capture_output=True,
+            )
+            rows.append((f"pandoc {format.upper()}", time.perf_counter() - start))
+    program = os.environ.get("MD_TO_PDF")
+    browser = shutil.which("chromium")
+    if program and browser:
+        progress("md-to-pdf")
+        options = f'{{"executablePath": "{browser}", "args": ["--no-sandbox"]}}'
+        start = time.perf_counter()
+        subprocess.run(
+            [program, "--launch-options", options, str(source)],
+            check=True,
+            capture_output=True,
+            cwd=folder,
+        )
+        rows.append(("md-to-pdf PDF", time.perf_counter() - start))
+    return rows

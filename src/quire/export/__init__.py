@@ -1,0 +1,1 @@
+"""Exports: HTML, PDF, DOCX and EPUB from the renderer's HTML (see ``exporter``)."""
