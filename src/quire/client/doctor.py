@@ -214,7 +214,7 @@ def check_engines(engines: Sequence[EngineStatus]) -> list[Check]:
                 Check(
                     f"export: {engine.name}",
                     "warn",
-                    f"not found, so {formats} exports use a fallback or are refused.",
+                    f"not installed (it makes {formats}; another engine may stand in).",
                     engine.detail,
                 )
             )
