@@ -82,7 +82,7 @@ def test_the_services_publish_nothing_but_api_events() -> None:
         ({"kind": "chat", "data": {"path": "/w/c.md", "number": "one", "author": "a"}}, "number"),
         ({"kind": "open", "data": {"path": "/w/a.md", "docId": "x", "view": "zen"}}, "view"),
         ({"kind": "conflict", "data": {"docId": "x", "path": "/w/a.md", "mine": "m"}}, "disk"),
-        ({"kind": "export", "data": {}}, "kind"),
+        ({"kind": "exported", "data": {}}, "kind"),
     ],
 )
 def test_a_frame_off_contract_is_refused_naming_the_field(frame: object, field: str) -> None:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from quire.api.exports import EngineStatus
 from quire.client.doctor import (
+    check_engines,
     check_programs,
     check_server,
     check_server_file,
@@ -76,11 +78,39 @@ def test_missing_programs_are_warnings_with_fixes() -> None:
     assert [(c.name, c.status) for c in checks] == [
         ("git", "warn"),
         ("browser", "warn"),
-        ("export engines", "warn"),
     ]
     assert all(c.fix for c in checks)
     found = check_programs(lambda name: f"/usr/bin/{name}", {"BROWSER": "firefox"})
-    assert [c.status for c in found] == ["ok", "ok", "ok"]
+    assert [c.status for c in found] == ["ok", "ok"]
+
+
+def test_each_export_engine_is_reported_and_a_missing_one_says_how_to_get_it() -> None:
+    engines = [
+        EngineStatus(
+            name="chromium",
+            available=True,
+            formats=["pdf", "html"],
+            path="/usr/bin/chromium",
+            version="Chromium 120",
+            detail="prints PDFs",
+        ),
+        EngineStatus(
+            name="pandoc",
+            available=False,
+            formats=["docx"],
+            path=None,
+            version=None,
+            detail="Install pandoc (`apt-get install pandoc`).",
+        ),
+    ]
+    checks = check_engines(engines)
+    assert [(c.name, c.status) for c in checks] == [
+        ("export: chromium", "ok"),
+        ("export: pandoc", "warn"),
+    ]
+    assert "/usr/bin/chromium Chromium 120" in checks[0].detail
+    assert checks[1].fix == "Install pandoc (`apt-get install pandoc`)."
+    assert "docx" in checks[1].detail
 
 
 @pytest.mark.anyio
@@ -127,5 +157,4 @@ async def test_every_check_runs_in_order(tmp_path: Path) -> None:
         "server",
         "git",
         "browser",
-        "export engines",
     ]

@@ -41,6 +41,8 @@ ORDER = [
     "list_chat_gifs",
     "set_chat_avatar",
     "edit_canvas",
+    "export_markdown_to_pdf",
+    "export",
     "replace_document",
     "set_content",
 ]
@@ -81,6 +83,8 @@ ANNOTATIONS = {
     "list_chat_gifs": (True, False, True),
     "set_chat_avatar": (False, False, True),
     "edit_canvas": (False, True, False),
+    "export_markdown_to_pdf": (False, True, False),
+    "export": (False, True, False),
     "replace_document": (False, True, True),
     "set_content": (False, True, True),
 }
@@ -116,6 +120,8 @@ ARGUMENTS = {
     "list_chat_gifs": (["workspace"], []),
     "set_chat_avatar": (["workspace", "as", "pick", "svg"], []),
     "edit_canvas": (["path", "ops", "save"], ["path", "ops"]),
+    "export_markdown_to_pdf": (["input", "output", "force", "theme", "paper"], ["input"]),
+    "export": (["format", "output_path", "overwrite"], ["format"]),
     "replace_document": (["content", "save"], ["content"]),
     "set_content": (["content", "save"], ["content"]),
 }

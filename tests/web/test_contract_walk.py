@@ -78,6 +78,10 @@ async def test_every_operation_answers_with_its_model(
     note.write_text(NOTE + "\nChanged on disk.\n", encoding="utf-8")
     await post("/api/documents/resolve-conflict", {"docId": doc, "keep": "mine"})
     await post("/api/render", {"markdown": "# Hi"})
+    await post("/api/export", {"path": str(note), "format": "html", "overwrite": True})
+    await get("/api/export/download", params={"path": str(note), "format": "html"})
+    await post("/api/export/dialog", {"path": str(note), "format": "pdf"})
+    await get("/api/export/engines")
 
     await get("/api/window")
     await post("/api/window/view", {"docId": doc, "view": "read"})

@@ -2,6 +2,7 @@
 // (tabs, active document, views, present mode): the browser asks it to change and mirrors the
 // `window` events it sends back, so every open browser and every agent sees the same window.
 
+import { openExportDialog } from "./exporting";
 import { batch, computed, signal } from "@preact/signals";
 import {
   api,
@@ -230,7 +231,13 @@ export function boot(): void {
     history.replaceState(null, "", location.pathname + location.search);
     toast(decodeURIComponent(notice[1] ?? ""), "error");
   }
-  void refreshWindow();
+  // An `/export?path=&format=` link opened the file, then sent the window here.
+  const asked = /^#export=([a-z]+)$/.exec(location.hash);
+  if (asked) history.replaceState(null, "", location.pathname + location.search);
+  void refreshWindow().then(() => {
+    const tab = activeTab.peek();
+    if (asked && tab) openExportDialog(tab.path, asked[1]);
+  });
   void refreshFiles();
   void refreshRecents();
   void refreshReview();
@@ -484,6 +491,12 @@ export function handleEvent(event: WindowEvent): void {
     case "files":
       void refreshFiles();
       break;
+    case "export": {
+      // An agent asked (the export tool without output_path): show the dialog to the person.
+      const path = text(data.path);
+      if (path) openExportDialog(path, data.format);
+      break;
+    }
     default:
       break;
   }

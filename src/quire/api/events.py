@@ -11,6 +11,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import Field, TypeAdapter
 
 from quire.api.base import Answer, omitted_when_none
+from quire.api.exports import ExportFormat
 from quire.api.reviews import ReviewRecord
 from quire.api.windows import Window
 from quire.core.views import View
@@ -147,6 +148,19 @@ class ChatPresenceEvent(Answer):
     data: ChatNamed
 
 
+class ExportData(Answer):
+    """The person is asked to export ``path``: the window opens its export dialog."""
+
+    path: str
+    format: ExportFormat
+    doc_id: str | None = omitted_when_none()
+
+
+class ExportEvent(Answer):
+    kind: Literal["export"] = "export"
+    data: ExportData
+
+
 Event: TypeAlias = Annotated[
     OpenEvent
     | PresentEvent
@@ -157,7 +171,8 @@ Event: TypeAlias = Annotated[
     | ConflictEvent
     | ChatEvent
     | ChatDeletedEvent
-    | ChatPresenceEvent,
+    | ChatPresenceEvent
+    | ExportEvent,
     Field(discriminator="kind"),
 ]
 """Any event the services publish; ``kind`` says which."""

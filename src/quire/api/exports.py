@@ -64,3 +64,9 @@ class EngineStatus(Answer):
         description="What it is used for, or, when missing, how to install it "
         "(`apt-get install chromium`)."
     )
+
+
+class Engines(Answer):
+    """The export engines of the server's machine, for the export dialog and `quire doctor`."""
+
+    engines: list[EngineStatus]

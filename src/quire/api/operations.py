@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quire.api import agents, chats, documents, reviews, search, windows
+from quire.api import agents, chats, documents, export_requests, exports, reviews, search, windows
 from quire.api.base import Answer, Ok, StrictBody
 
 
@@ -161,5 +161,18 @@ OPERATIONS: tuple[Operation, ...] = (
               answer=None, media="image/svg+xml"),
     Operation("POST", "/api/chats/avatar", "Set a name's avatar", "chats",
               chats.ChatAvatarBody, answer=chats.AvatarSet),
+    Operation("POST", "/api/export", "Export a Markdown file as PDF, HTML, DOCX or EPUB",
+              "export", export_requests.ExportBody, answer=exports.ExportResult),
+    Operation("GET", "/api/export/download", "An export as a file for the browser to save",
+              "export",
+              query=(Query("path", "string", "The Markdown file's absolute path.", True),
+                     Query("format", "string", "pdf, html, docx or epub; default pdf."),
+                     Query("theme", "string", "light, dark or print; default light."),
+                     Query("paper", "string", "a4, letter, legal or a5; default a4.")),
+              answer=None, media="application/octet-stream"),
+    Operation("POST", "/api/export/dialog", "Open the export dialog in the window", "export",
+              export_requests.ExportDialogBody, answer=export_requests.ExportDialogOpened),
+    Operation("GET", "/api/export/engines", "The export engines of the server's machine",
+              "export", answer=exports.Engines),
 )  # fmt: skip
 """Every operation of the HTTP API, in the order the document lists them."""

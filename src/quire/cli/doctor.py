@@ -14,7 +14,9 @@ from pathlib import Path
 import anyio
 import click
 
+from quire.cli.export import StandaloneExport
 from quire.client.doctor import Check, run_checks
+from quire.core.errors import QuireError
 from quire.core.state import state_folder
 
 _MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
@@ -52,8 +54,16 @@ def doctor_command(as_json: bool, fix: bool, apply: bool) -> None:
     the export engines; print each problem with its fix. Exits 1 when a check fails."""
     if apply and not fix:
         raise click.UsageError("--apply makes the repairs --fix previews: pass --fix --apply.")
-    state = state_folder(os.environ, Path.home())
-    checks = anyio.run(lambda: run_checks(state=state, which=shutil.which, environ=os.environ))
+    home, cwd = Path.home(), Path.cwd()
+    state = state_folder(os.environ, home)
+    try:
+        engines = StandaloneExport(environ=os.environ, home=home, cwd=cwd).service().engines()
+    except QuireError as error:  # a bad export.browser setting: say so, check the rest
+        click.echo(f"quire doctor: cannot check the export engines: {error}", err=True)
+        engines = []
+    checks = anyio.run(
+        lambda: run_checks(state=state, which=shutil.which, environ=os.environ, engines=engines)
+    )
     repairs = _repair(checks, apply=apply) if fix else []
     failed = any(check.status == "fail" for check in checks)
     if as_json:

@@ -15,6 +15,7 @@ COMMANDS = {
     "connect": "quire.cli.connect:connect_command",
     "diff": "quire.cli.documents:diff_command",
     "doctor": "quire.cli.doctor:doctor_command",
+    "export": "quire.cli.export:export_command",
     "hook": "quire.cli.hook:hook_group",
     "mcp": "quire.cli.mcp:mcp_command",
     "meta": "quire.cli.documents:meta_command",

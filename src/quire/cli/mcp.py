@@ -18,6 +18,7 @@ import anyio
 import click
 
 from quire import __version__
+from quire.cli.export import StandaloneExport
 from quire.client.autostart import SubprocessStarter
 from quire.client.connection import ServerLink
 from quire.core.errors import QuireError
@@ -96,6 +97,7 @@ def local_services(
     gate = FolderGate(allow=folders, use_roots=use_roots, default_workspace=cwd)
     sessions = SessionStore(sessions_folder(state), clock=_clock_ms, cwd=cwd, home=home)
     return Services(
+        exporter=StandaloneExport(environ=environ, home=home, cwd=cwd),
         link=link,
         gate=gate,
         sessions=sessions,
@@ -111,6 +113,8 @@ async def run_stdio(services: Services) -> None:
     try:
         await serve_stdio(build_server(services))
     finally:
+        if isinstance(services.exporter, StandaloneExport):
+            await services.exporter.aclose()
         await services.link.aclose()
 
 

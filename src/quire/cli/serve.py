@@ -186,6 +186,7 @@ def server_app(services: AppServices) -> Starlette:
         home=services.machine.home,
         clock=services.clock,
         chat_enabled=settings.chat_enabled,
+        exporter=services.export,
     )
     endpoint = SubApp(
         ENDPOINT_PATH, mcp.app, mcp.running, methods=("GET", "POST", "DELETE"), name="mcp"

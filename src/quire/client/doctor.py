@@ -1,20 +1,21 @@
 """``quire doctor``'s checks: what a user needs for Quire to work, each problem with its fix.
 
 Checks the state folder, the server file, a reachable server that takes its token, the
-workspaces, git, a browser and the optional export engines. Repairs are offered as data
-(a description and the action) so the command can preview them before making them; the
-environment and the program lookup are passed in.
+workspaces, git, a browser and each export engine (as the export service found them, passed
+in). Repairs are offered as data (a description and the action) so the command can preview
+them before making them; the environment and the program lookup are passed in.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from quire.api.exports import EngineStatus
 from quire.client.api import QuireApi
 from quire.core.errors import QuireError, TokenRefused
 from quire.core.state import sessions_folder
@@ -175,7 +176,7 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
 
 
 def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:
-    """git, a browser and the optional export engines."""
+    """git and a browser to open the window in."""
     checks = [
         Check("git", "ok", which("git") or "")
         if which("git")
@@ -195,24 +196,40 @@ def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:
             "Install a browser, or set BROWSER.",
         )
     )
-    engines = [
-        name for name in ("chromium", "google-chrome", "pandoc", "weasyprint") if which(name)
-    ]
-    checks.append(
-        Check("export engines", "ok", ", ".join(engines))
-        if engines
-        else Check(
-            "export engines",
-            "warn",
-            "No export engine (Chromium, pandoc, WeasyPrint) was found; exports need one.",
-            "Install chromium for PDF, pandoc for DOCX.",
-        )
-    )
     return checks
 
 
-async def run_checks(*, state: Path, which: Which, environ: Mapping[str, str]) -> list[Check]:
-    """Every check, in the order a person reads them."""
+def check_engines(engines: Sequence[EngineStatus]) -> list[Check]:
+    """One finding per export engine: what it makes, or how to install it when missing."""
+    checks: list[Check] = []
+    for engine in engines:
+        formats = ", ".join(engine.formats)
+        if engine.available:
+            found = " ".join(part for part in (engine.path, engine.version) if part)
+            checks.append(
+                Check(f"export: {engine.name}", "ok", f"{formats}: {found or engine.detail}")
+            )
+        else:
+            checks.append(
+                Check(
+                    f"export: {engine.name}",
+                    "warn",
+                    f"not installed (it makes {formats}; another engine may stand in).",
+                    engine.detail,
+                )
+            )
+    return checks
+
+
+async def run_checks(
+    *,
+    state: Path,
+    which: Which,
+    environ: Mapping[str, str],
+    engines: Sequence[EngineStatus] = (),
+) -> list[Check]:
+    """Every check, in the order a person reads them; ``engines`` are the export engines the
+    export service found."""
     server_check, found = check_server_file(state)
     return [
         check_state_folder(state),
@@ -220,4 +237,5 @@ async def run_checks(*, state: Path, which: Which, environ: Mapping[str, str]) -
         server_check,
         *await check_server(found, server_file(state)),
         *check_programs(which, environ),
+        *check_engines(engines),
     ]

@@ -24,6 +24,7 @@ from quire.mcp.edits import (
     STREAM_EDIT,
     STREAM_EDIT_APPLY,
 )
+from quire.mcp.export_files import EXPORT_TOOLS
 from quire.mcp.exports import DIFF_DOCUMENTS, EXPORT_METADATA, EXPORT_TEXT
 from quire.mcp.reviews import GET_USER_ANNOTATIONS, REQUEST_REVIEW
 from quire.mcp.search import SEARCH_VAULT
@@ -47,6 +48,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     EXPORT_METADATA,
     *CHAT_TOOLS,
     EDIT_CANVAS,
+    *EXPORT_TOOLS,
     REPLACE_DOCUMENT,
     SET_CONTENT,
 )
@@ -87,6 +89,7 @@ NO_SERVER_TOOLS: tuple[str, ...] = (
     "list_ai_actions",
     "get_conversation_context",
     "save_conversation_message",
+    "export_markdown_to_pdf",
 )
 """The tools that work with no server, as the instructions name them."""
 

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -24,6 +24,9 @@ from quire.fs.folders import AllowedFolders
 from quire.fs.safeio import read_document
 from quire.fs.sandbox import check_document
 from quire.mcp.roots import AskRoots, FolderGate
+
+if TYPE_CHECKING:
+    from quire.mcp.export_files import Exporter
 from quire.memory.sessions import SessionStore
 
 
@@ -66,6 +69,8 @@ class Services:
     clock: Callable[[], int]
     chat_enabled: bool = True
     """Whether the chat tools are offered (``[chat] enabled`` in quire.toml)."""
+    exporter: Exporter | None = None
+    """The export service ``export_markdown_to_pdf`` runs in process; None: ask the server."""
 
 
 @dataclass(frozen=True)

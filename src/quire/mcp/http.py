@@ -25,6 +25,7 @@ from quire.client.connection import ServerLink
 from quire.core.server_info import ServerInfo
 from quire.core.state import sessions_folder
 from quire.mcp.context import Services
+from quire.mcp.export_files import Exporter
 from quire.mcp.roots import FolderGate
 from quire.mcp.server import build_server
 from quire.memory.sessions import SessionStore
@@ -80,6 +81,7 @@ def mcp_endpoint(
     home: Path,
     clock: Callable[[], int],
     chat_enabled: bool = True,
+    exporter: Exporter | None = None,
 ) -> McpEndpoint:
     """Build ``/mcp`` for a running server.
 
@@ -87,7 +89,8 @@ def mcp_endpoint(
     built before the app that mounts it); ``url`` and ``token`` are the server's, as in its
     server.json. The tools may use the server's ``workspaces`` only: a remote client's roots
     name folders on its own machine, so they are not asked for. The chat tools are offered
-    only with ``chat_enabled``.
+    only with ``chat_enabled``; ``exporter`` is the server's export service, which
+    ``export_markdown_to_pdf`` runs in process.
     """
 
     async def in_process(scope: Scope, receive: Receive, send: Send) -> None:
@@ -107,6 +110,7 @@ def mcp_endpoint(
         home=home,
         clock=clock,
         chat_enabled=chat_enabled,
+        exporter=exporter,
     )
     manager = StreamableHTTPSessionManager(app=build_server(services))
 

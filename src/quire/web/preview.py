@@ -124,7 +124,7 @@ async def resolve_conflict(request: Request) -> Response:
     return answer(ConflictResolved(dirty=live.is_dirty))
 
 
-def _first_values(query: bytes) -> dict[str, bytes]:
+def first_values(query: bytes) -> dict[str, bytes]:
     """Each parameter's first value, percent-decoded once (``+`` stays a plus sign)."""
     values: dict[str, bytes] = {}
     for part in query.split(b"&"):
@@ -135,7 +135,7 @@ def _first_values(query: bytes) -> dict[str, bytes]:
     return values
 
 
-def _ignored(reason: str) -> RedirectResponse:
+def ignored(reason: str) -> RedirectResponse:
     # The window shows the reason; the link itself changed nothing.
     return RedirectResponse(
         "/#notice=" + quote(reason, safe=""), status_code=303, headers=_LINK_HEADERS
@@ -144,7 +144,7 @@ def _ignored(reason: str) -> RedirectResponse:
 
 def _link_target(query: bytes) -> tuple[str, OpenMode | None] | str:
     """The path and mode an `/open` link asks for, or why it is ignored."""
-    values = _first_values(query)
+    values = first_values(query)
     raw_mode = values.get("mode")
     mode: OpenMode | None = None
     if raw_mode is not None:
@@ -172,12 +172,12 @@ async def open_link(request: Request) -> Response:
         return RedirectResponse("/", status_code=303, headers=_LINK_HEADERS)
     target = _link_target(request.scope.get("query_string", b""))
     if isinstance(target, str):
-        return _ignored(target)
+        return ignored(target)
     path, mode = target
     try:
         await services_of(request).windows.open(current_user(request), absolute_path(path), mode)
     except QuireError as err:
-        return _ignored(err.message)
+        return ignored(err.message)
     return RedirectResponse("/", status_code=303, headers=_LINK_HEADERS)
 
 

@@ -8,6 +8,7 @@ import { ChatMode } from "../chat/ChatMode";
 import { chatOpen, handleChatEvent, openFromAddress } from "../chat/chatState";
 import { keepLive } from "../collab";
 import { EventChannel, type WindowEvent } from "../events";
+import { exportDialog } from "../exporting";
 import {
   activeTab,
   boot,
@@ -30,6 +31,7 @@ import {
 import { ActivityDrawer } from "./ActivityDrawer";
 import { CommandPalette, focusSearch } from "./CommandPalette";
 import { DocumentPane, loadEditor } from "./DocumentPane";
+import { ExportDialog } from "./ExportDialog";
 import { ReviewPanel } from "./ReviewPanel";
 import { Settings } from "./Settings";
 import { Sidebar } from "./Sidebar";
@@ -64,7 +66,8 @@ function onKey(event: KeyboardEvent): void {
     event.preventDefault();
     sidebarOpen.value = !sidebarOpen.value;
   } else if (key === "escape" && !event.defaultPrevented) {
-    if (paletteOpen.value) paletteOpen.value = false;
+    if (exportDialog.value) exportDialog.value = null;
+    else if (paletteOpen.value) paletteOpen.value = false;
     else if (settingsOpen.value) settingsOpen.value = false;
     else if (presenting.value) void leavePresent();
     else if (drawerOpen.value) drawerOpen.value = false;
@@ -133,6 +136,7 @@ export function App() {
         <ReviewPanel />
         <CommandPalette />
         {settingsOpen.value ? <Settings /> : null}
+        <ExportDialog />
         <Toasts />
       </div>
     );
@@ -165,6 +169,7 @@ export function App() {
       {isPresenting ? null : <ActivityDrawer />}
       <CommandPalette />
       {settingsOpen.value ? <Settings /> : null}
+      <ExportDialog />
       <Toasts />
     </div>
   );

@@ -6,6 +6,7 @@ import { useSignal } from "@preact/signals";
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { api, type SearchAnswer } from "../api";
 import { chatOpen, leaveChats, openChats } from "../chat/chatState";
+import { openExportDialog } from "../exporting";
 import { title } from "../paths";
 import {
   activeTab,
@@ -69,6 +70,7 @@ function commands(): Item[] {
       { id: "view-source", label: "View: Source", icon: "source", run: () => void setView(tab.docId, "source") },
       { id: "present", label: "Present this document", icon: "present", keys: "Esc leaves", run: () => void present() },
       { id: "save", label: "Save", icon: "save", keys: "Ctrl S", run: () => void save(tab) },
+      { id: "export", label: "Export…", detail: "PDF, HTML, Word or EPUB", icon: "export", run: () => openExportDialog(tab.path) },
       { id: "close", label: "Close tab", icon: "x", run: () => void closeTab(tab.docId) },
     );
   }

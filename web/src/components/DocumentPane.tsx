@@ -7,6 +7,7 @@ import type { EditorPane as EditorPaneType } from "./EditorPane";
 import type { TabInfo, View } from "../api";
 import { liveDocument } from "../collab";
 import { diffLines, hunks } from "../diff";
+import { openExportDialog } from "../exporting";
 import { locate } from "../paths";
 import {
   conflicts,
@@ -176,6 +177,15 @@ export function DocumentHeader({ tab }: { tab: TabInfo }) {
         >
           <Icon name={unsaved ? "save" : "check"} size={14} />
           <span>{unsaved ? "Save" : "Saved"}</span>
+        </button>
+        <button
+          class="icon-button"
+          onClick={() => openExportDialog(tab.path)}
+          title="Export as PDF, HTML, Word or EPUB"
+          aria-label="Export"
+          data-export-button
+        >
+          <Icon name="export" />
         </button>
         <button class="icon-button" onClick={() => void present()} title="Present (Esc leaves)" aria-label="Present">
           <Icon name="present" />

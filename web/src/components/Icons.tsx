@@ -75,6 +75,7 @@ const paths: Record<string, JSX.Element> = {
   ),
   spark: <path d="M8 2v3M8 11v3M2 8h3M11 8h3M4 4l2 2M10 10l2 2M12 4l-2 2M6 10l-2 2" />,
   plus: <path d="M8 3v10M3 8h10" />,
+  export: <path d="M8 10V2.5M5 5.5l3-3 3 3M3 9.5v3a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1v-3" />,
   diff: <path d="M5 2.5v6M2 5.5h6M9 11.5h5M11.5 2.5l-6 11" />,
   settings: (
     <>
