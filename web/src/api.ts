@@ -1,123 +1,28 @@
 // The HTTP API of `quire serve`, as the browser calls it: same origin, session cookie, JSON.
 
+import type { components } from "./api/schema";
+
 export type View = "read" | "edit" | "source";
 export type Decision = "approved" | "changes_requested" | "dismissed";
 
-export interface FileEntry {
-  path: string;
-  workspace: string;
-  relPath: string;
-  mtimeMs: number;
-  size: number;
-}
+/** The API's answer shapes, generated from the server's OpenAPI document (never by hand). */
+type Schemas = components["schemas"];
 
-export interface TabInfo {
-  docId: string;
-  path: string;
-  fileName: string;
-  view: View;
-  openedAt: number;
-}
-
-export interface WindowInfo {
-  tabs: TabInfo[];
-  active: string | null;
-  view: View | null;
-  present: boolean;
-}
-
-export interface RecentDocument {
-  path: string;
-  fileName: string;
-  openedAt: number;
-}
-
-export interface Rendered {
-  html: string;
-  has_math: boolean;
-  has_mermaid: boolean;
-  dirty?: boolean;
-  partial?: boolean;
-}
-
-export interface Review {
-  reviewId: string;
-  path: string | null;
-  content: string | null;
-  requestedBy: string;
-  createdAt: number;
-  deadline: number;
-  status: string;
-  verdict: string | null;
-  comments: string | null;
-  late: boolean;
-  supersededBy: string | null;
-}
-
-export interface SearchLine {
-  /** 1-based line number. */
-  line: number;
-  /** The line's text around the match (cut lines are marked with …). */
-  text: string;
-}
-
-export interface SearchResult {
-  path: string;
-  title: string;
-  /** How many lines of the file hold the query (`lines` shows the first few). */
-  matches: number;
-  lines: SearchLine[];
-}
-
-export interface SearchAnswer {
-  query: string;
-  results: SearchResult[];
-  /** How many files matched in all (`results` holds at most the limit). */
-  total: number;
-  searched: number;
-  truncated: boolean;
-  unreadCount: number;
-  /** What was not searched and why, in words. */
-  note?: string;
-}
-
-export type AgentState = "connected" | "other" | "stale" | "absent";
-
-export interface AgentInfo {
-  id: string;
-  name: string;
-  /** Whether the agent is installed on the server's machine. */
-  detected: boolean;
-  state: AgentState;
-  /** What the agent runs now, and what Connect would do about it. */
-  detail: string;
-  /** Exactly the command (or JSON) that registers Quire with it by hand. */
-  command: string;
-}
-
-export interface HookInfo {
-  installed: boolean;
-  chatInstalled: boolean;
-  command: string;
-  detail?: string;
-}
-
-export interface AgentsOverview {
-  agents: AgentInfo[];
-  hook: HookInfo;
-}
-
-export interface Outcome {
-  ok: boolean;
-  message: string;
-}
-
-export interface Opened {
-  opened: boolean;
-  path: string;
-  docId: string;
-  view: View;
-}
+export type FileEntry = Schemas["WorkspaceFile"];
+export type TabInfo = Schemas["Tab"];
+export type WindowInfo = Schemas["Window"];
+export type RecentDocument = Schemas["RecentDocument"];
+export type Rendered = Schemas["RenderedDocument"];
+export type Review = Schemas["ReviewRecord"];
+export type SearchLine = Schemas["SearchLine"];
+export type SearchResult = Schemas["SearchResult"];
+export type SearchAnswer = Schemas["SearchAnswer"];
+export type AgentState = Schemas["AgentStatus"]["state"];
+export type AgentInfo = Schemas["AgentStatus"];
+export type HookInfo = Schemas["HookStatus"];
+export type AgentsOverview = Schemas["AgentsOverview"];
+export type Outcome = Schemas["AgentOutcome"];
+export type Opened = Schemas["OpenedDocument"];
 
 export class ApiError extends Error {
   constructor(
@@ -180,32 +85,7 @@ const get = <T>(url: string) => request<T>("GET", url);
 const post = <T>(url: string, body: unknown) => request<T>("POST", url, body);
 const q = encodeURIComponent;
 
-interface FilesPage {
-  files: FileEntry[];
-  nextCursor: string | null;
-  total: number;
-}
-
-function asReview(raw: Record<string, unknown> | null): Review | null {
-  if (!raw) return null;
-  const pick = (...keys: string[]) => {
-    for (const key of keys) if (raw[key] !== undefined) return raw[key];
-    return undefined;
-  };
-  return {
-    reviewId: String(pick("reviewId", "id") ?? ""),
-    path: (pick("path") as string | null) ?? null,
-    content: (pick("content") as string | null) ?? null,
-    requestedBy: String(pick("requestedBy", "requested_by") ?? ""),
-    createdAt: Number(pick("createdAt", "createdAtMs", "created_at_ms") ?? Date.now()),
-    deadline: Number(pick("deadline", "deadlineMs", "deadline_ms") ?? Date.now()),
-    status: String(pick("status") ?? "pending"),
-    verdict: (pick("verdict") as string | null) ?? null,
-    comments: (pick("comments") as string | null) ?? null,
-    late: Boolean(pick("late")),
-    supersededBy: (pick("supersededBy", "superseded_by") as string | null) ?? null,
-  };
-}
+type FilesPage = Schemas["FilePage"];
 
 export const api = {
   window: () => get<WindowInfo>("/api/window"),
@@ -246,16 +126,12 @@ export const api = {
   resolveConflict: (docId: string, keep: "mine" | "disk") =>
     post<{ ok: boolean }>("/api/documents/resolve-conflict", { docId, keep }),
   async activeReview(): Promise<Review | null> {
-    const data = await get<Record<string, unknown> | null>("/api/reviews/active");
-    const inner = data && "review" in data ? (data.review as Record<string, unknown> | null) : data;
-    return asReview(inner);
+    return (await get<Schemas["ActiveReview"]>("/api/reviews/active")).review;
   },
-  async review(id: string): Promise<Review | null> {
-    return asReview(await get<Record<string, unknown>>(`/api/reviews/${q(id)}`));
-  },
-  async decide(id: string, verdict: Decision, comments: string): Promise<Review | null> {
+  review: (id: string) => get<Schemas["CheckedReview"]>(`/api/reviews/${q(id)}`),
+  decide(id: string, verdict: Decision, comments: string): Promise<Review> {
     const body = comments.trim() ? { verdict, comments } : { verdict };
-    return asReview(await post<Record<string, unknown>>(`/api/reviews/${q(id)}/decision`, body));
+    return post<Review>(`/api/reviews/${q(id)}/decision`, body);
   },
   agents: () => get<AgentsOverview>("/api/agents"),
   connectAgent: (id: string) => post<Outcome>(`/api/agents/${q(id)}/connect`, {}),
@@ -263,4 +139,3 @@ export const api = {
   search: (query: string, limit = 50) => get<SearchAnswer>(`/api/search?q=${q(query)}&limit=${limit}`),
 };
 
-export { asReview };

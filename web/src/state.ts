@@ -7,7 +7,6 @@ import { batch, computed, signal } from "@preact/signals";
 import {
   api,
   ApiError,
-  asReview,
   type FileEntry,
   type RecentDocument,
   type Review,
@@ -435,7 +434,7 @@ export function handleEvent(event: WindowEvent): void {
       void refreshWindow();
       break;
     case "review": {
-      const shown = asReview((data.review as Record<string, unknown>) ?? data);
+      const shown = (data.review as Review | undefined) ?? null;
       if (shown && shown.status === "superseded" && review.value?.reviewId === shown.reviewId) {
         supersededNotice(shown, shown.supersededBy ?? "");
       }

@@ -18,8 +18,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from quire import __version__
-from quire.api.base import SCHEMA_REFS, Answer
+from quire.api.base import SCHEMA_REFS, Answer, AnswerSchema
 from quire.api.errors import ErrorBody
+from quire.api.events import EVENTS
 from quire.api.operations import OPERATIONS, Operation
 from quire.web.auth import SESSION_COOKIE
 
@@ -61,6 +62,12 @@ def openapi_document(routes: Iterable[BaseRoute]) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     schemas: dict[str, Any] = {}
     component(ErrorBody, schemas)
+    # /ws/events is no HTTP operation, but its frames are contract too (and typed in the UI).
+    events = EVENTS.json_schema(
+        by_alias=True, mode="serialization", ref_template=SCHEMA_REFS, schema_generator=AnswerSchema
+    )
+    schemas.update(events.pop("$defs", {}))
+    schemas["Event"] = events
     for operation in OPERATIONS:
         route = handlers.get((operation.method, operation.path))
         if route is None:
