@@ -68,6 +68,7 @@ class SearchService:
         self._build_lock = anyio.Lock()
         self.built = anyio.Event()
         """Set once the first full build has finished (tests and the bench wait on it)."""
+        self._applied = anyio.Event()
 
     async def __aenter__(self) -> Self:
         self._index = await anyio.to_thread.run_sync(SearchIndex, self._index_path)
@@ -221,7 +222,16 @@ class SearchService:
             self.built.set()
 
     async def _on_changes(self, changes: list[FileChange]) -> None:
-        await anyio.to_thread.run_sync(self._require_indexer().apply, changes)
+        try:
+            await anyio.to_thread.run_sync(self._require_indexer().apply, changes)
+        finally:
+            applied, self._applied = self._applied, anyio.Event()
+            applied.set()
+
+    def applied(self) -> anyio.Event:
+        """An event set once the next batch of watched changes is in the index. Take it
+        before looking, then wait on it: a batch applied in between still sets it."""
+        return self._applied
 
     def _query(
         self,
