@@ -20,7 +20,7 @@ from quire.services.search.indexer import Indexer
 from quire.vault.watch import FileChange
 from quire.vault.workspaces import Workspaces
 
-ALPHABET = "abAB ßSsİiıé\u0301\n#[]Σσς"
+ALPHABET = "abAB \u00dfSs\u0130i\u0131\u00e9\u0301\n#[]\u03a3\u03c3\u03c2"
 
 
 @contextmanager

@@ -15,6 +15,7 @@ import pytest
 from quire.api.search import SearchPage
 from quire.core.errors import InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.fs.safeio import read_document
 from quire.search import index as index_module
 from quire.services.app import AppServices, open_services
 from quire.services.search import INDEX_FILE, SearchService
@@ -78,7 +79,7 @@ async def test_an_editors_atomic_save_is_one_change(
     service: SearchService, workspace: Path
 ) -> None:
     temp = write(workspace / ".start.md.swp", "# Start\n\nreplaced by the editor\n")
-    os.replace(temp, workspace / "start.md")
+    temp.replace(workspace / "start.md")
     await until(service, lambda page: paths(page) == ["start.md"], "replaced by the editor")
     assert (await service.search("already")).hits == []
     assert (await service.search("editor")).indexed == 1
@@ -146,7 +147,7 @@ async def test_a_search_during_the_first_build_says_how_far_it_got(
     for number in range(30):
         write(workspace / f"n{number:02}.md", f"# N{number}\n\ncommon\n")
     gate = anyio.Event()
-    real = index_module.read_document
+    real = read_document
     reads = 0
 
     def slow_read(path: Path) -> str:
@@ -191,7 +192,7 @@ async def test_the_adversarial_vault_is_indexed_by_the_walkers_rules(
     vanishing = write(workspace / "vanishing.md", "needle then gone\n")
     changing = write(workspace / "changing.md", "needle before\n")
     read: list[Path] = []
-    real = index_module.read_document
+    real = read_document
 
     def watched_read(path: Path) -> str:
         read.append(path)

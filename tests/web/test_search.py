@@ -146,7 +146,8 @@ async def test_regex_and_query_syntax_is_searched_as_plain_text(
 ) -> None:
     write(
         notes / "symbols.md",
-        '# Symbols\n\nstart: a.*b (x)[y] costs $5 + 10% | back\\slash {2,3}? "quoted"\n\n**bold**\n',
+        "# Symbols\n\nstart: a.*b (x)[y] costs $5 + 10% | back\\slash {2,3}? "
+        '"quoted"\n\n**bold**\n',
     )
     await indexed()
     data = await found(client, q=query)
