@@ -257,3 +257,43 @@ def test_short_and_long_queries_agree_with_brute_force(query: str) -> None:
     with vault(files) as (_ws, index):
         found = {hit.rel_path for hit in grep_all(index, query, 1)}
     assert found == {n for n, t in files.items() if query.casefold() in t.casefold()}
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 5, 20])
+def test_words_pages_past_the_ranked_window_return_every_note_once(
+    monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    monkeypatch.setattr(queries, "RANKED", 4)
+    files = {f"n{number:02}.md": "word " * (number % 5 + 1) + "\n" for number in range(11)}
+    seen: list[str] = []
+    with vault(files) as (_ws, index), index.reading() as db:
+        offset = 0
+        while True:
+            page, more = queries.words(
+                db, queries.Query("WORD", ()), offset=offset, limit=limit, workspace=None
+            )
+            seen += [hit.rel_path for hit in page]
+            offset += len(page)
+            if not more:
+                break
+        first = queries.words(db, queries.Query("word", ()), offset=0, limit=4, workspace=None)
+    assert sorted(seen) == sorted(files)
+    assert len(seen) == len(files)
+    # The ranked window is the first four notes by rowid (built in path order).
+    assert sorted(hit.rel_path for hit in first[0]) == ["n00.md", "n01.md", "n02.md", "n03.md"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="# \t\n\r-abc\\*`>\u00a0", max_size=30),
+    front=st.sampled_from(["", "---\na: 1\n---\n", "\ufeff"]),
+)
+def test_the_fast_title_is_the_title_markdown_finds(text: str, front: str) -> None:
+    from pathlib import PurePosixPath
+
+    from quire.markdown.titles import document_title
+    from quire.search.extract import note_facts
+
+    source = front + text
+    found = note_facts(source, PurePosixPath("/w/n.md"), PurePosixPath("/w")).title
+    assert found == document_title(source, "n.md")

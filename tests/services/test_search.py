@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -146,7 +147,7 @@ async def test_a_search_during_the_first_build_says_how_far_it_got(
 ) -> None:
     for number in range(30):
         write(workspace / f"n{number:02}.md", f"# N{number}\n\ncommon\n")
-    gate = anyio.Event()
+    gate = threading.Event()
     real = read_document
     reads = 0
 
@@ -154,7 +155,7 @@ async def test_a_search_during_the_first_build_says_how_far_it_got(
         nonlocal reads
         reads += 1
         if reads > 5:
-            anyio.from_thread.run(gate.wait)
+            gate.wait(WAIT_S)
         return real(path)
 
     monkeypatch.setattr(index_module, "read_document", slow_read)

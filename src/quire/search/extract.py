@@ -19,6 +19,7 @@ from quire.markdown.frontmatter import JsonValue, front_matter_span, parse_front
 from quire.markdown.titles import document_title
 
 _HEADING = re.compile(r"^ {0,3}#(?:[ \t]|$)", re.MULTILINE)
+_FIRST_HEADING = re.compile(r"# +([^\r\n]*?)(?:[ \t]+#+)?[ \t]*(?:\r?\n|\r|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _TAG = re.compile(r"(?<![^\s(\[,;])#([\w/-]*[^\W\d_][\w/-]*)")
@@ -53,7 +54,7 @@ def note_facts(text: str, path: PurePosixPath, workspace: PurePosixPath) -> Note
     """The facts of the note ``text`` stored at ``path`` in ``workspace`` (both absolute)."""
     span = front_matter_span(text)
     front = parse_front_matter(span[0]) if span is not None else {}
-    title = document_title(text, path.name) if _HEADING.search(text) else path.stem
+    title = _title(text, path, span[1] if span is not None else 0)
     tags = dict.fromkeys(_front_matter_tags(front))
     links: list[Link] = []
     starts = _line_starts(text)
@@ -70,6 +71,20 @@ def note_facts(text: str, path: PurePosixPath, workspace: PurePosixPath) -> Note
                 links.append(Link(bisect_right(starts, offset + found.start()), target, None))
     tags.pop("", None)
     return NoteFacts(title, front, tuple(tags), tuple(links))
+
+
+def _title(text: str, path: PurePosixPath, start: int) -> str:
+    """``document_title``'s answer, without parsing Markdown when the first line after the
+    front matter is a plain ``# Title`` (it is then the first heading) or no line could be
+    a heading at all."""
+    if text.startswith("\ufeff"):
+        return document_title(text, path.name)
+    first = _FIRST_HEADING.match(text, start)
+    if first is not None:
+        content = first.group(1).strip()
+        if content and not content.endswith("#") and "\\" not in content:
+            return content
+    return document_title(text, path.name) if _HEADING.search(text) else path.stem
 
 
 def link_names(rel_path: str) -> tuple[str, str]:

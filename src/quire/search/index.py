@@ -20,7 +20,7 @@ from typing import Literal
 
 from quire.core.errors import QuireError
 from quire.fs.safeio import read_document
-from quire.search.extract import note_facts
+from quire.search.extract import NoteFacts, note_facts
 from quire.search.grep import unread_reason
 from quire.search.schema import connect, has_trigram, open_index_file
 
@@ -34,6 +34,41 @@ class Known:
     mtime_ns: int
     size: int
     unreadable: bool
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What indexing a file needs from disk, read without the index (so reading the next
+    files overlaps writing these): the text (None when unreadable, with ``reason``, or gone,
+    without), its stat before the read, hash, casefolded text and facts."""
+
+    path: Path
+    workspace: Path
+    stat: tuple[int, int]
+    text: str | None
+    reason: str | None = None
+    digest: str = ""
+    folded: str = ""
+    facts: NoteFacts | None = None
+
+
+def prepare(path: Path, workspace: Path) -> Prepared:
+    """Read ``path`` (a real file inside ``workspace``) through ``quire.fs`` and work out what
+    the index keeps of it. Never writes anything."""
+    try:
+        info = path.stat()
+    except OSError:
+        return Prepared(path, workspace, (0, 0), None)
+    stat_now = (info.st_mtime_ns, info.st_size)
+    try:
+        text = read_document(path)
+    except QuireError as exc:
+        if not os.path.lexists(path):
+            return Prepared(path, workspace, stat_now, None)
+        return Prepared(path, workspace, stat_now, None, unread_reason(exc))
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    facts = note_facts(text, PurePosixPath(path), PurePosixPath(workspace))
+    return Prepared(path, workspace, stat_now, text, None, digest, text.casefold(), facts)
 
 
 class SearchIndex:
@@ -116,45 +151,40 @@ class SearchIndex:
         that of a note whose file is gone is that note moved (its rowid kept); a file that
         cannot be read is listed as unreadable with the reason; one that vanished leaves.
         """
-        key = str(path)
+        row = db.execute("SELECT mtime_ns, size FROM notes WHERE path = ?", (str(path),)).fetchone()
         try:
             info = path.stat()
         except OSError:
             self.remove(db, path)
             return "gone"
-        row = db.execute(
-            "SELECT id, mtime_ns, size, hash FROM notes WHERE path = ?", (key,)
-        ).fetchone()
-        if row is not None and row[1] == info.st_mtime_ns and row[2] == info.st_size:
+        if row is not None and (row[0], row[1]) == (info.st_mtime_ns, info.st_size):
             return "unchanged"
-        try:
-            text = read_document(path)
-        except QuireError as exc:
-            if not os.path.lexists(path):
-                self.remove(db, path)
-                return "gone"
+        return self.store(db, prepare(path, workspace))
+
+    def store(self, db: sqlite3.Connection, note: Prepared) -> Outcome:
+        """Write what ``prepare`` read of a file into the index (see ``index_file``)."""
+        path, key = note.path, str(note.path)
+        if note.text is None:
             self.remove(db, path)
+            if note.reason is None:
+                return "gone"
             db.execute(
                 "INSERT OR REPLACE INTO unreadable(path, workspace, reason, mtime_ns, size) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (key, str(workspace), unread_reason(exc), info.st_mtime_ns, info.st_size),
+                (key, str(note.workspace), note.reason, *note.stat),
             )
             return "unreadable"
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-        stat_now = (info.st_mtime_ns, info.st_size)
-        if row is not None and row[3] == digest:
-            db.execute("UPDATE notes SET mtime_ns = ?, size = ? WHERE id = ?", (*stat_now, row[0]))
+        row = db.execute("SELECT id, hash FROM notes WHERE path = ?", (key,)).fetchone()
+        if row is not None and row[1] == note.digest:
+            db.execute("UPDATE notes SET mtime_ns = ?, size = ? WHERE id = ?", (*note.stat, row[0]))
             return "unchanged"
         db.execute("DELETE FROM unreadable WHERE path = ?", (key,))
-        rel_path = path.relative_to(workspace).as_posix()
         if row is None:
-            moved = self._moved_from(db, digest)
+            moved = self._moved_from(db, note.digest)
             if moved is not None:
-                self._write(db, moved, path, workspace, rel_path, text, digest, stat_now)
+                self._write(db, moved, note)
                 return "moved"
-        self._write(
-            db, None if row is None else row[0], path, workspace, rel_path, text, digest, stat_now
-        )
+        self._write(db, None if row is None else int(row[0]), note)
         return "indexed"
 
     def remove(self, db: sqlite3.Connection, path: Path) -> bool:
@@ -186,30 +216,14 @@ class SearchIndex:
                 return int(note_id)
         return None
 
-    def _write(
-        self,
-        db: sqlite3.Connection,
-        note_id: int | None,
-        path: Path,
-        workspace: Path,
-        rel_path: str,
-        text: str,
-        digest: str,
-        stat_now: tuple[int, int],
-    ) -> None:
-        facts = note_facts(text, PurePosixPath(path), PurePosixPath(workspace))
+    def _write(self, db: sqlite3.Connection, note_id: int | None, note: Prepared) -> None:
+        assert note.text is not None and note.facts is not None
+        facts, text = note.facts, note.text
+        rel_path = note.path.relative_to(note.workspace).as_posix()
         front = json.dumps(facts.front_matter, ensure_ascii=False)
         title_key = f"{facts.title}\n{rel_path}".casefold()
-        values = (
-            str(path),
-            str(workspace),
-            rel_path,
-            *stat_now,
-            digest,
-            facts.title,
-            title_key,
-            front,
-        )
+        values = (str(note.path), str(note.workspace), rel_path, *note.stat, note.digest,
+                  facts.title, title_key, front)  # fmt: skip
         if note_id is None:
             cursor = db.execute(
                 "INSERT INTO notes(path, workspace, rel_path, mtime_ns, size, hash, title, "
@@ -234,7 +248,7 @@ class SearchIndex:
         )
         if self.trigram:
             db.execute(
-                "INSERT INTO substrings(rowid, folded) VALUES (?, ?)", (note_id, text.casefold())
+                "INSERT INTO substrings(rowid, folded) VALUES (?, ?)", (note_id, note.folded)
             )
         db.executemany(
             "INSERT OR IGNORE INTO tags(tag, note) VALUES (?, ?)",

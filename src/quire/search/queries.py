@@ -17,6 +17,8 @@ from quire.search.extract import link_names
 from quire.search.snippets import MARK_END, MARK_START, SNIPPET_CHARS, clean, grep_snippet
 
 _BATCH = 256
+RANKED = 2000
+"""How many matching notes a words search ranks (the first by rowid); later ones follow."""
 _MAX_TRIGRAMS = 16
 _TAG_TERM = re.compile(r"(?:^|\s)tag:#?(\S+)", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
@@ -98,29 +100,39 @@ def words(
     limit: int,
     workspace: str | None,
 ) -> tuple[list[Found], bool]:
-    """The notes holding every word of ``query.text`` (in any order), best first by bm25 (a
-    title match weighs five times a body match), from ``offset``; and whether more do."""
+    """The notes holding every word of ``query.text`` (in any order) from ``offset``, and
+    whether more do. Top-k, never ranking every hit: the first ``RANKED`` matching notes (in
+    rowid order) come first, best first by bm25 (a title match weighs five times a body
+    match); the notes after them follow in rowid order, so every page of a word held by most
+    of a large vault costs the same."""
     terms = _WORD.findall(query.text)
     if not terms:
         return [], False
     match = " ".join('"' + term.replace('"', '""') + '"' for term in terms)
-    sql = (
-        "SELECT n.id, n.path, n.workspace, n.rel_path, n.title, "
-        f"snippet(words, -1, '{_FTS_OPEN}', '{_FTS_CLOSE}', '…', 24) "
-        "FROM words JOIN notes n ON n.id = words.rowid WHERE words MATCH ?"
-    )
+    where = "FROM words JOIN notes n ON n.id = words.rowid WHERE words MATCH ?"
     params: list[object] = [match]
     if workspace is not None:
-        sql += " AND n.workspace = ?"
+        where += " AND n.workspace = ?"
         params.append(workspace)
     for tag in query.tags:
-        sql += " AND words.rowid IN (SELECT note FROM tags WHERE tag = ?)"
+        where += " AND words.rowid IN (SELECT note FROM tags WHERE tag = ?)"
         params.append(tag)
-    sql += " ORDER BY bm25(words, 5.0, 1.0) LIMIT ? OFFSET ?"
-    params += [limit + 1, offset]
-    rows = db.execute(sql, params).fetchall()
-    hits = [_words_hit(db, row) for row in rows[:limit]]
-    return hits, len(rows) > limit
+    window = db.execute(
+        f"SELECT words.rowid, bm25(words, 5.0, 1.0) {where} ORDER BY words.rowid LIMIT {RANKED}",
+        params,
+    ).fetchall()
+    ranked = [int(row[0]) for row in sorted(window, key=lambda row: (row[1], row[0]))]
+    wanted = limit + 1
+    ids = ranked[offset : offset + wanted]
+    if len(window) == RANKED and len(ids) < wanted:
+        skip = max(0, offset - RANKED)
+        tail = db.execute(
+            f"SELECT words.rowid {where} AND words.rowid > ? ORDER BY words.rowid LIMIT ? OFFSET ?",
+            [*params, window[-1][0], wanted - len(ids), skip],
+        )
+        ids += [int(row[0]) for row in tail]
+    hits = [_words_hit(db, match, rowid) for rowid in ids[:limit]]
+    return [hit for hit in hits if hit is not None], len(ids) > limit
 
 
 def titles(
@@ -234,21 +246,29 @@ def _trigrams(needle: str) -> list[str]:
     return list(dict.fromkeys(gram for gram in grams if "\0" not in gram))
 
 
-def _words_hit(db: sqlite3.Connection, row: Sequence[object]) -> Found:
-    rowid, path, workspace, rel_path, title, raw = row
+def _words_hit(db: sqlite3.Connection, match: str, rowid: int) -> Found | None:
+    row = db.execute(
+        "SELECT n.path, n.workspace, n.rel_path, n.title, b.text, "
+        f"snippet(words, -1, '{_FTS_OPEN}', '{_FTS_CLOSE}', '…', 24) "
+        "FROM words JOIN notes n ON n.id = words.rowid JOIN bodies b ON b.id = n.id "
+        "WHERE words MATCH ? AND words.rowid = ?",
+        (match, rowid),
+    ).fetchone()
+    if row is None:
+        return None
+    path, workspace, rel_path, title, body, raw = row
     snippet = clean(str(raw or "")).replace(_FTS_OPEN, MARK_START).replace(_FTS_CLOSE, MARK_END)
     core = snippet.removeprefix("…").removesuffix("…")
     first_mark = max(core.find(MARK_START), 0)
     plain = core.replace(MARK_START, "").replace(MARK_END, "")
-    body = db.execute("SELECT text FROM bodies WHERE id = ?", (rowid,)).fetchone()
     line = 1
-    if body is not None and plain.strip():
-        text = clean(str(body[0]))
+    if plain.strip():
+        text = clean(str(body))
         at = text.find(plain)
         if at >= 0:
             line = text.count("\n", 0, at + first_mark) + 1
     return Found(
-        int(str(rowid)),
+        rowid,
         str(path),
         str(workspace),
         str(rel_path),

