@@ -101,7 +101,7 @@ def open_index_file(path: Path, *, trigram: bool) -> sqlite3.Connection:
     for table in ("words", "substrings") if trigram else ("words",):
         for option, value in (("automerge", 8), ("crisismerge", 64)):
             connection.execute(
-                f"INSERT INTO {table}({table}, rank) VALUES (?, ?)",  # noqa: S608
+                f"INSERT INTO {table}({table}, rank) VALUES (?, ?)",
                 (option, value),
             )
     connection.execute(
