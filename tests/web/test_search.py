@@ -441,3 +441,14 @@ async def test_the_openapi_document_lists_search_with_its_parameters(
     ]
     assert "/api/backlinks" in document["paths"]
     assert "/api/titles" in document["paths"]
+
+
+async def test_reindex_rebuilds_the_index_and_counts_what_it_read(
+    client: httpx.AsyncClient, notes: Path
+) -> None:
+    write(notes / "a.md", "# A\n\nfound after the rebuild\n")
+    write(notes / "bad.md", b"\xff\n")
+    response = await client.post("/api/search/reindex", headers=AUTH)
+    assert response.status_code == 200, response.text
+    assert response.json() == {"indexed": 2, "unreadable": 1}
+    assert len((await found(client, q="after the rebuild"))["hits"]) == 1
