@@ -200,13 +200,16 @@ class SearchIndex:
         return True
 
     def remove_under(self, db: sqlite3.Connection, folder: Path) -> int:
-        """Take every indexed path inside ``folder`` out of the index; how many were notes."""
-        prefix = str(folder).rstrip("/") + "/"
-        pattern = _like_prefix(prefix)
-        db.execute("DELETE FROM unreadable WHERE path LIKE ? ESCAPE '\\'", (pattern,))
+        """Take every indexed path inside ``folder`` out of the index; how many were notes.
+        A range over the paths' index (``folder/`` up to ``folder0``), never a table scan."""
+        low = str(folder).rstrip("/") + "/"
+        high = low[:-1] + chr(ord("/") + 1)
+        db.execute("DELETE FROM unreadable WHERE path >= ? AND path < ?", (low, high))
         paths = [
-            r[0]
-            for r in db.execute("SELECT path FROM notes WHERE path LIKE ? ESCAPE '\\'", (pattern,))
+            row[0]
+            for row in db.execute(
+                "SELECT path FROM notes WHERE path >= ? AND path < ?", (low, high)
+            )
         ]
         return sum(self.remove(db, Path(path)) for path in paths)
 
@@ -275,8 +278,3 @@ class SearchIndex:
                 (note_id, row[1].casefold()),
             )
         db.execute("DELETE FROM bodies WHERE id = ?", (note_id,))
-
-
-def _like_prefix(prefix: str) -> str:
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "%"

@@ -131,8 +131,8 @@ class Indexer:
         with self.index.writing() as db:
             for change in changes:
                 if change.kind == "deleted" or not os.path.lexists(change.path):
-                    self.index.remove(db, change.path)
-                    self.index.remove_under(db, change.path)
+                    if not self.index.remove(db, change.path):
+                        self.index.remove_under(db, change.path)
                 elif change.path.is_dir() and not change.path.is_symlink():
                     self._folder(db, change.path)
                 else:
