@@ -96,7 +96,7 @@ ARGUMENTS = {
     "request_review": (["path", "content", "blocking", "timeout_ms", "wait_ms", "review_id"], []),
     "get_user_annotations": (["path"], ["path"]),
     "edit_document": (["find", "replace", "save", "path"], ["find", "replace"]),
-    "search_vault": (["query", "limit", "semantic", "vault"], ["query"]),
+    "search_vault": (["query", "limit", "semantic", "vault", "mode", "cursor"], ["query"]),
     "present_document": (["path"], []),
     "list_ai_actions": (["include_prompts"], []),
     "get_conversation_context": (["session_id", "limit"], ["session_id"]),

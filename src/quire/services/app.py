@@ -17,6 +17,7 @@ from quire.services.events import EventBus
 from quire.services.export import ExportService
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
+from quire.services.search import INDEX_FILE, SearchService
 from quire.services.windows import Windows
 from quire.settings.model import Settings
 from quire.vault.workspaces import Workspaces
@@ -44,6 +45,8 @@ class AppServices:
     """The chats; None only in test harnesses that build the services by hand."""
     export: ExportService | None = None
     """Exports (PDF, HTML, DOCX, EPUB); None only in test harnesses that build them by hand."""
+    search: SearchService | None = None
+    """The search index; None only in test harnesses that build the services by hand."""
 
 
 @asynccontextmanager
@@ -53,7 +56,8 @@ async def open_services(
     """``async with open_services(settings, token=…, clock=…, machine=…) as services``.
 
     Opens (and migrates) the database, starts the live documents' file watcher, builds the
-    window and review services (restoring pending reviews and starting their deadline timer),
+    window and review services, opens the search index (its first build runs in the
+    background) (restoring pending reviews and starting their deadline timer),
     and on exit closes them in reverse order: unsaved edits are flushed to the database
     before it closes.
     """
@@ -73,6 +77,10 @@ async def open_services(
         )
         export = ExportService(browser=settings.export_browser)
         stack.push_async_callback(export.aclose)
+        search = await stack.enter_async_context(
+            SearchService(workspaces, settings.state_dir / INDEX_FILE)
+        )
+        documents.on_saved(search.refresh)
         yield AppServices(
             settings=settings,
             database=database,
@@ -86,4 +94,5 @@ async def open_services(
             machine=machine,
             chats=chats,
             export=export,
+            search=search,
         )
