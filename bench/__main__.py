@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import chat, chat_format, markdown, mcp, server, ui
+from bench import chat, chat_format, markdown, mcp, search, server, ui
 
 SUITES = {
     "markdown": markdown.run,
@@ -13,6 +13,7 @@ SUITES = {
     "chat-format": chat_format.run,
     "chat": chat.run,
     "ui": ui.run,
+    "search": search.run,
 }
 
 
