@@ -54,31 +54,61 @@ export interface Review {
   supersededBy: string | null;
 }
 
-export interface SearchLine {
-  /** 1-based line number. */
+export type SearchMode = "grep" | "words";
+
+/** One file that matches a search (or a title that fits quick open's query). */
+export interface SearchHit {
+  path: string;
+  workspace: string;
+  relPath: string;
+  title: string;
+  /** 1-based line of the first match. */
   line: number;
-  /** The line's text around the match (cut lines are marked with …). */
-  text: string;
+  /** Plain text around the match; each match wrapped in U+0002 … U+0003 (see snippets.ts). */
+  snippet: string;
+  /** How many times the query occurs in the file (null when not counted). */
+  matches?: number | null;
 }
 
-export interface SearchResult {
+export interface Unreadable {
+  path: string;
+  reason: string;
+}
+
+/** One page of a search: one hit per file; `nextCursor` asks for the next page. */
+export interface SearchPage {
+  query: string;
+  mode: SearchMode;
+  hits: SearchHit[];
+  truncated: boolean;
+  nextCursor?: string | null;
+  /** What the answer may lack and why (the index still being built, …). */
+  note?: string | null;
+  /** How many files the index holds. */
+  indexed: number;
+  unreadable: Unreadable[];
+}
+
+export interface Backlink {
   path: string;
   title: string;
-  /** How many lines of the file hold the query (`lines` shows the first few). */
-  matches: number;
-  lines: SearchLine[];
+  line: number;
 }
 
-export interface SearchAnswer {
+export interface Backlinks {
+  path: string;
+  links: Backlink[];
+}
+
+export interface Titles {
   query: string;
-  results: SearchResult[];
-  /** How many files matched in all (`results` holds at most the limit). */
-  total: number;
-  searched: number;
-  truncated: boolean;
-  unreadCount: number;
-  /** What was not searched and why, in words. */
-  note?: string;
+  hits: SearchHit[];
+}
+
+export interface SearchOptions {
+  mode?: SearchMode;
+  cursor?: string | null;
+  limit?: number;
 }
 
 export type AgentState = "connected" | "other" | "stale" | "absent";
@@ -260,7 +290,15 @@ export const api = {
   agents: () => get<AgentsOverview>("/api/agents"),
   connectAgent: (id: string) => post<Outcome>(`/api/agents/${q(id)}/connect`, {}),
   changeHook: (chat: boolean, remove: boolean) => post<Outcome>("/api/agents/hook", { chat, remove }),
-  search: (query: string, limit = 50) => get<SearchAnswer>(`/api/search?q=${q(query)}&limit=${limit}`),
+  search: (query: string, { mode = "grep", cursor = null, limit = 50 }: SearchOptions = {}) =>
+    get<SearchPage>(
+      `/api/search?q=${q(query)}&mode=${mode}&limit=${limit}${cursor ? `&cursor=${q(cursor)}` : ""}`,
+    ),
+  backlinks: (path: string) => get<Backlinks>(`/api/backlinks?path=${q(path)}`),
+  async titles(query: string, limit = 40): Promise<SearchHit[]> {
+    const data = await get<Titles | SearchHit[]>(`/api/titles?q=${q(query)}&limit=${limit}`);
+    return Array.isArray(data) ? data : data.hits;
+  },
 };
 
 export { asReview };
