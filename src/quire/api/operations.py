@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quire.api import agents, chats, documents, reviews, windows
+from quire.api import agents, chats, documents, reviews, search, windows
 from quire.api.base import Answer, Ok, StrictBody
 
 
@@ -107,10 +107,23 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/api/annotations", "A file's review verdict, comments and tasks",
               "reviews", query=(Query("path", "string", "The file's absolute path.", True),),
               answer=reviews.FileAnnotations),
-    Operation("GET", "/api/search", "Search the documents for a phrase", "search",
-              query=(Query("q", "string", "The words to find, 1 to 1,000 characters.", True),
+    Operation("GET", "/api/search", "Search the workspaces through the index", "search",
+              query=(Query("q", "string", "1 to 1,000 characters; tag:NAME filters by tag.",
+                           True),
+                     Query("mode", "string", "grep (substring, default) or words (ranked)."),
                      Query("limit", "integer", "1 to 200, default 50."),
-                     Query("workspace", "string", "Search only this served folder."))),
+                     Query("cursor", "string", "The nextCursor of the previous page."),
+                     Query("workspace", "string", "Search only this served folder.")),
+              answer=search.SearchPage),
+    Operation("POST", "/api/search/reindex", "Rebuild the search index", "search",
+              answer=search.Reindexed),
+    Operation("GET", "/api/backlinks", "The notes linking to a document", "search",
+              query=(Query("path", "string", "The document's absolute path.", True),),
+              answer=search.Backlinks),
+    Operation("GET", "/api/titles", "Quick open: documents by title or path", "search",
+              query=(Query("q", "string", "Characters of the title or path (fuzzy)."),
+                     Query("limit", "integer", "1 to 200, default 50.")),
+              answer=search.Titles),
     Operation("GET", "/api/agents", "The coding agents and hooks Quire connects", "agents"),
     Operation("POST", "/api/agents/{agent_id}/connect", "Register Quire with an agent",
               "agents", agents.ConnectBody),

@@ -19,6 +19,7 @@ COMMANDS = {
     "mcp": "quire.cli.mcp:mcp_command",
     "meta": "quire.cli.documents:meta_command",
     "open": "quire.cli.open:open_command",
+    "reindex": "quire.cli.reindex:reindex_command",
     "render": "quire.cli.documents:render_command",
     "serve": "quire.cli.serve:serve_command",
     "tasks": "quire.cli.documents:tasks_command",

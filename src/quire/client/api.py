@@ -27,6 +27,7 @@ from quire.api.documents import (
     StreamPreview,
 )
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
+from quire.api.search import Backlinks, Reindexed, SearchPage, Titles
 from quire.client import payloads
 from quire.client.answers import decode_answer, error_from_answer, parse_answer
 from quire.client.payloads import FilePage, RecentDocument
@@ -244,6 +245,39 @@ class QuireApi:
             return list(dict.fromkeys(item.workspace for item in page.files if item.workspace))
         items = payloads.field(data, "workspaces", list, what="workspaces")
         return [item if isinstance(item, str) else str(item.get("path", "")) for item in items]
+
+    async def search(
+        self,
+        query: str,
+        *,
+        mode: str = "grep",
+        limit: int = 50,
+        cursor: str | None = None,
+        workspace: str | None = None,
+    ) -> SearchPage:
+        """One page of the index's search for ``query``."""
+        params: dict[str, Any] = {"q": query, "mode": mode, "limit": limit}
+        if cursor is not None:
+            params["cursor"] = cursor
+        if workspace is not None:
+            params["workspace"] = workspace
+        data = await self.call("GET", "/api/search", params=params)
+        return parse_answer(SearchPage, data, self._info.url)
+
+    async def backlinks(self, path: str) -> Backlinks:
+        """The notes linking to the document at ``path``."""
+        data = await self.call("GET", "/api/backlinks", params={"path": path})
+        return parse_answer(Backlinks, data, self._info.url)
+
+    async def titles(self, query: str, limit: int = 50) -> Titles:
+        """Quick open: documents by title or path."""
+        data = await self.call("GET", "/api/titles", params={"q": query, "limit": limit})
+        return parse_answer(Titles, data, self._info.url)
+
+    async def reindex(self) -> Reindexed:
+        """Rebuild the server's search index from nothing (waits until it is done)."""
+        data = await self.call("POST", "/api/search/reindex", {}, read_seconds=3600.0)
+        return parse_answer(Reindexed, data, self._info.url)
 
     async def annotations(self, path: str) -> FileAnnotations:
         """The newest review verdict and the tasks of ``path``."""

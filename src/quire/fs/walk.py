@@ -220,3 +220,50 @@ def _is_utf8(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def walked_target(root: Path, path: Path, *, keep: Callable[[str], bool]) -> Path | None:
+    """The real file a walk of ``root`` would list ``path`` as (``path`` itself, or the file
+    its link names), or None when the walk would leave it out: a dotfile or a file in a hidden
+    or skipped folder, one reached through a folder link, deeper than ``MAX_DEPTH``, not a
+    regular file, a name ``keep`` refuses, or a link leading out of the root. ``root`` must
+    be a real path (links resolved). For one changed path, so a watcher's change and a walk
+    agree on what is in. Blocking (stat calls)."""
+    if not path.is_relative_to(root) or path == root:
+        return None
+    parts = path.relative_to(root).parts
+    if len(parts) - 1 > MAX_DEPTH or not keep(parts[-1]) or not _is_utf8(str(path)):
+        return None
+    if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in parts[:-1]):
+        return None
+    if parts[-1].startswith("."):
+        return None
+    try:
+        if os.path.realpath(path.parent) != str(path.parent):
+            return None
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            target = Path(os.path.realpath(path, strict=True))
+            info = target.stat()
+        else:
+            target = path
+    except (OSError, RuntimeError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or not keep(target.name):
+        return None
+    return target if _is_inside(target, root) else None
+
+
+def is_walked_folder(root: Path, folder: Path) -> bool:
+    """Whether a walk of ``root`` (a real path) enters ``folder``: not hidden, not skipped,
+    not a link nor under one, at most ``MAX_DEPTH`` levels down. Blocking (one realpath)."""
+    if folder == root:
+        return True
+    if not folder.is_relative_to(root):
+        return False
+    parts = folder.relative_to(root).parts
+    if len(parts) > MAX_DEPTH or not _is_utf8(str(folder)):
+        return False
+    if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in parts):
+        return False
+    return os.path.realpath(folder) == str(folder)

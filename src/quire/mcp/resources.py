@@ -72,9 +72,10 @@ TEMPLATE = types.ResourceTemplate(
     name="vault-search",
     title="Search the workspace",
     description=(
-        "The search_vault search as a resource. Optional &limit= (1 to 200), &vault=DIR to "
-        "search a folder on disk (no server needed) and &semantic=true|false. Any other "
-        "parameter, a repeated one or a malformed escape is refused."
+        "The search_vault search as a resource. Optional &limit= (1 to 200), &mode=grep|words, "
+        "&cursor= (a nextCursor), &vault=DIR to search a folder on disk (no server needed) "
+        "and &semantic=true|false. Any other parameter, a repeated one or a malformed escape "
+        "is refused."
     ),
     mime_type="application/json",
 )
@@ -206,6 +207,8 @@ async def _search(env: ToolEnv, uri: str) -> dict[str, Any]:
             limit=parsed.limit,
             semantic=parsed.semantic,
             vault=parsed.vault,
+            mode=parsed.mode,
+            cursor=parsed.cursor,
             start_server=False,
         )
     except InvalidArgument as exc:

@@ -1,31 +1,34 @@
-"""The search_vault tool (and the search behind ``text://vault-search``): a bounded grep.
+"""The search_vault tool (and the search behind ``text://vault-search``).
 
-Searches the server's workspace files and recent documents, or a ``vault`` folder on disk
-(no server needed), through ``quire.search.grep``. Semantic search comes with the search
-index; until then it is reported unavailable with a note.
+With a server: one page of its search index (``GET /api/search``), grep or words mode, with
+cursors. With ``vault`` naming a folder the server does not serve (or with no server at all),
+that folder is grepped on disk through ``quire.search.grep`` (mode grep-disk, no cursor).
+Semantic search is an extra that is not installed: a note says so and the words index answers.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 
+from quire.api.search import MARK_END, MARK_START, SearchPage
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.fs.sandbox import is_dotfile_name
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
-from quire.search.grep import MAX_FILES, GrepResult, grep_files, unread_note, walk_folder
+from quire.search.grep import MAX_FILES, GrepResult, Hit, grep_files, unread_note, walk_folder
 
 LIMIT = (1, 200, 50)
 """How many results one search may return: least, most and default."""
 
+MODES = ("grep", "words")
+
 SEMANTIC_NOTE = (
-    "Semantic search is not available in Quire yet (it comes with the search index), so "
-    "these are word-search (grep) results."
+    "Semantic search is not installed, so these are results of the words index (ranked, "
+    "words in any order). To add it, install the extra: pip install 'quire[semantic]'."
 )
 
 
@@ -36,32 +39,101 @@ async def search(
     limit: int = LIMIT[2],
     semantic: bool | None = None,
     vault: str | None = None,
+    mode: str | None = None,
+    cursor: str | None = None,
     start_server: bool = True,
 ) -> dict[str, Any]:
-    """Search for ``query``: in ``vault`` on disk when given, else the server's documents."""
+    """Search for ``query``: the server's index, or ``vault`` on disk when no server serves it."""
     query = query.strip()
     if not query:
         raise InvalidArgument("`query` must not be empty or only whitespace.", argument="query")
-    notes: list[str] = [SEMANTIC_NOTE] if semantic else []
+    if mode is not None and mode not in MODES:
+        raise InvalidArgument(f"`mode` must be grep or words, got {mode!r}.", argument="mode")
+    notes: list[str] = []
+    chosen = mode or "grep"
+    if semantic:
+        notes.append(SEMANTIC_NOTE)
+        chosen = "words"
     if vault is not None:
-        result = await _search_vault(env, query, vault, notes)
+        folder = await _vault_folder(env, vault)
+        served = await _serving(env, folder)
+        if served is None:
+            if cursor is not None:
+                raise InvalidArgument(
+                    "`cursor` pages the server's index, and this vault is searched on disk "
+                    "(no server serves it), which answers in one page. Leave cursor out.",
+                    argument="cursor",
+                )
+            if chosen == "words":
+                notes.append(
+                    "Words search needs the server's index, which does not serve this folder, "
+                    "so it was grepped on disk (case-insensitive substring)."
+                )
+            return await _search_disk(env, query, folder, limit, notes)
+        api, workspace = served
+        page = await api.search(query, mode=chosen, limit=limit, cursor=cursor, workspace=workspace)
+        return _page_answer(page, notes, vault=str(folder))
+    if start_server:
+        api = await env.link.api()
     else:
-        result = await _search_server(env, query, notes, start_server=start_server)
-    hits = [dataclasses.asdict(hit) for hit in result.pop("grep").hits[:limit]]
-    answer: dict[str, Any] = {"results": hits, **result, "query": query}
+        api = await env.link.require_running(
+            "Add &vault=DIR to search a folder on disk, or call a tool such as open_file, "
+            "which starts the server."
+        )
+    page = await api.search(query, mode=chosen, limit=limit, cursor=cursor)
+    return _page_answer(page, notes)
+
+
+def _page_answer(page: SearchPage, notes: list[str], *, vault: str | None = None) -> dict[str, Any]:
+    results = [
+        {"path": hit.path, "title": hit.title, "line": hit.line, "snippet": hit.snippet}
+        for hit in page.hits
+    ]
+    answer: dict[str, Any] = {"results": results, "mode": page.mode, "query": page.query}
+    if page.note:
+        notes.append(page.note)
     if notes:
         answer["note"] = " ".join(notes)
+    if vault is not None:
+        answer["vault"] = vault
+    if page.truncated:
+        answer["truncated"] = True
+    if page.next_cursor is not None:
+        answer["nextCursor"] = page.next_cursor
     return answer
 
 
-async def _search_vault(env: ToolEnv, query: str, raw: str, notes: list[str]) -> dict[str, Any]:
+async def _serving(env: ToolEnv, folder: Path) -> tuple[Any, str] | None:
+    """The running server's API and the served folder ``folder`` is, or None."""
+    api = await env.link.running()
+    if api is None:
+        return None
+    try:
+        served = await api.workspaces()
+    except Exception:
+        return None
+    return (api, str(folder)) if str(folder) in served else None
+
+
+async def _vault_folder(env: ToolEnv, raw: str) -> Path:
     folder = await env.allowed_path(raw, "vault", "search")
-    resolved = Path(await anyio.to_thread.run_sync(_real_folder, folder))
+    return Path(await anyio.to_thread.run_sync(_real_folder, folder))
+
+
+async def _search_disk(
+    env: ToolEnv, query: str, resolved: Path, limit: int, notes: list[str]
+) -> dict[str, Any]:
     walk = await anyio.to_thread.run_sync(walk_folder, resolved)
     allowed = await env.folders()
     grep = await anyio.to_thread.run_sync(partial(grep_files, walk.files, query, allowed=allowed))
-    answer: dict[str, Any] = {"grep": grep, "mode": "grep-disk", "vault": str(resolved)}
-    truncated = walk.depth_cut or walk.file_cap or walk.budget_cut or grep.bytes_cut
+    results = [_disk_result(hit, query) for hit in grep.hits[:limit]]
+    answer: dict[str, Any] = {
+        "results": results,
+        "mode": "grep-disk",
+        "query": query,
+        "vault": str(resolved),
+    }
+    truncated = walk.depth_cut or walk.file_cap or walk.budget_cut or len(grep.hits) > limit
     if walk.file_cap:
         notes.append(
             f"The folder holds more Markdown files than one search reads ({MAX_FILES:,}), so "
@@ -87,35 +159,35 @@ async def _search_vault(env: ToolEnv, query: str, raw: str, notes: list[str]) ->
             + " could not be read, so the files in them were not searched; fix their "
             "permissions to search them."
         )
-    _finish(grep, answer, notes, truncated)
+    _finish(grep, notes)
+    if notes:
+        answer["note"] = " ".join(notes)
+    if truncated or grep.bytes_cut:
+        answer["truncated"] = True
     return answer
 
 
-async def _search_server(
-    env: ToolEnv, query: str, notes: list[str], *, start_server: bool
-) -> dict[str, Any]:
-    if start_server:
-        api = await env.link.api()
-    else:
-        api = await env.link.require_running(
-            "Add &vault=DIR to search a folder on disk, or call a tool such as open_file, "
-            "which starts the server."
-        )
-    files, listing_note = await api.all_files()
-    recents = await api.recent(200)
-    paths = list(
-        dict.fromkeys([Path(item.path) for item in files] + [Path(r.path) for r in recents])
-    )
-    allowed = await env.folders()
-    grep = await anyio.to_thread.run_sync(partial(grep_files, paths, query, allowed=allowed))
-    answer: dict[str, Any] = {"grep": grep, "mode": "grep"}
-    if listing_note:
-        notes.append(listing_note + " Only the listed files were searched.")
-    _finish(grep, answer, notes, truncated=listing_note is not None)
-    return answer
+def _disk_result(hit: Hit, query: str) -> dict[str, Any]:
+    first = hit.lines[0] if hit.lines else None
+    snippet = "" if first is None else _marked(first.text, query)
+    return {
+        "path": hit.path,
+        "title": hit.title,
+        "line": 0 if first is None else first.line,
+        "snippet": snippet,
+    }
 
 
-def _finish(grep: GrepResult, answer: dict[str, Any], notes: list[str], truncated: bool) -> None:
+def _marked(text: str, query: str) -> str:
+    clean = text.replace(MARK_START, "").replace(MARK_END, "")
+    at = clean.casefold().find(query.casefold())
+    if at < 0 or len(clean.casefold()) != len(clean):
+        return clean
+    end = at + len(query)
+    return f"{clean[:at]}{MARK_START}{clean[at:end]}{MARK_END}{clean[end:]}"
+
+
+def _finish(grep: GrepResult, notes: list[str]) -> None:
     if grep.bytes_cut:
         notes.append(
             "The search stopped after reading 512 MiB of text, so some files were not "
@@ -124,8 +196,6 @@ def _finish(grep: GrepResult, answer: dict[str, Any], notes: list[str], truncate
     unread = unread_note(grep.unread)
     if unread:
         notes.append(unread)
-    if truncated or grep.bytes_cut:
-        answer["truncated"] = True
 
 
 def _real_folder(folder: Path) -> str:
@@ -157,6 +227,8 @@ async def search_vault_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any
         limit=int(args.get("limit", LIMIT[2])),
         semantic=args.get("semantic"),
         vault=args.get("vault"),
+        mode=args.get("mode"),
+        cursor=args.get("cursor"),
     )
 
 
@@ -164,21 +236,31 @@ SEARCH_VAULT = ToolSpec(
     name="search_vault",
     title="Search the workspace",
     description=(
-        "Case-insensitive word search (grep) across the Markdown files of Quire's workspaces "
-        "and the recent documents, best matches first, each with its title and first "
-        "matching lines. With vault it searches that folder on disk instead and needs no "
-        "server (mode grep-disk). Files that cannot be read are named in note; truncated "
-        "says when not every file was searched. semantic: true is answered with word search "
-        "and a note until Quire's search index is available."
+        "Search the Markdown files of Quire's workspaces through its index, one result per "
+        "file: path, title, the line of the first match and a snippet with the match between "
+        "U+0002 and U+0003. mode grep (default): the files holding query, ignoring case, in "
+        "index order; mode words: the files holding every word of query in any order, best "
+        "first. tag:NAME in query keeps only notes tagged NAME (front matter tags or #NAME). "
+        "When more match, truncated is true and nextCursor, passed back as cursor with the "
+        "same query, gives the next page. With vault naming a folder no server serves, that "
+        "folder is grepped on disk instead and no server is needed (mode grep-disk). Files "
+        "that cannot be read are named in note, which also says when the index is still being "
+        "built. semantic: true needs the semantic extra; without it note says how to install "
+        "it and the words index answers."
     ),
     input_schema=s.obj(
         {
             "query": s.text(
-                "The words to find (matched as one phrase, ignoring case).", filled=True
+                "What to find: a substring (grep) or words (words); tag:NAME filters.",
+                filled=True,
             ),
             "limit": s.integer("The most results to return.", LIMIT[0], LIMIT[1], LIMIT[2]),
-            "semantic": s.boolean("Ask for semantic search (not available yet; see note)."),
-            "vault": s.path("A folder of Markdown files to search on disk instead."),
+            "semantic": s.boolean("Ask for semantic search (an extra; see note)."),
+            "vault": s.path("A folder of Markdown files to search (on disk when not served)."),
+            "mode": s.enum("grep: substring ignoring case (default); words: ranked.", MODES),
+            "cursor": s.text(
+                "The nextCursor of the previous page, to get the next one.", filled=True
+            ),
         },
         ["query"],
     ),
@@ -191,24 +273,18 @@ SEARCH_VAULT = ToolSpec(
                     "properties": {
                         "path": s.STRING,
                         "title": s.STRING,
-                        "matches": s.INTEGER,
-                        "lines": {
-                            "type": "array",
-                            "items": {
-                                "type": "object",
-                                "properties": {"line": s.INTEGER, "text": s.STRING},
-                                "required": ["line", "text"],
-                            },
-                        },
+                        "line": s.INTEGER,
+                        "snippet": s.STRING,
                     },
-                    "required": ["path", "title", "matches", "lines"],
+                    "required": ["path", "title", "line", "snippet"],
                 },
             },
-            "mode": {"type": "string", "enum": ["grep", "grep-disk"]},
+            "mode": {"type": "string", "enum": ["grep", "words", "grep-disk"]},
             "query": s.STRING,
             "note": s.STRING,
             "vault": s.STRING,
             "truncated": s.BOOLEAN,
+            "nextCursor": s.STRING,
             "depthCut": s.BOOLEAN,
         },
         ["results", "mode", "query"],

@@ -19,7 +19,7 @@ FILE_SAFE = "/-._~!$&'()*+,;=:@"
 are kept, by ``quote``)."""
 
 SEARCH_PREFIX = "text://vault-search?"
-SEARCH_PARAMETERS = ("q", "limit", "vault", "semantic")
+SEARCH_PARAMETERS = ("q", "limit", "vault", "semantic", "mode", "cursor")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -32,6 +32,8 @@ class SearchQuery:
     limit: int
     vault: str | None
     semantic: bool | None
+    mode: str | None = None
+    cursor: str | None = None
 
 
 def file_uri(path: str) -> str:
@@ -114,6 +116,8 @@ def parse_search(uri: str) -> SearchQuery:
         limit=_limit(values.get("limit")),
         vault=values.get("vault"),
         semantic=_semantic(values.get("semantic")),
+        mode=_mode(values.get("mode")),
+        cursor=values.get("cursor"),
     )
 
 
@@ -127,6 +131,14 @@ def _limit(raw: str | None) -> int:
             argument="limit",
         )
     return int(raw)
+
+
+def _mode(raw: str | None) -> str | None:
+    if raw is not None and raw not in ("grep", "words"):
+        raise InvalidArgument(
+            f"The search URI's `mode` must be grep or words, got {raw!r}.", argument="mode"
+        )
+    return raw
 
 
 def _semantic(raw: str | None) -> bool | None:

@@ -15,6 +15,7 @@ from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
+from quire.services.search import INDEX_FILE, SearchService
 from quire.services.windows import Windows
 from quire.settings.model import Settings
 from quire.vault.workspaces import Workspaces
@@ -37,6 +38,8 @@ class AppServices:
     """Milliseconds since the epoch; tests pass a fake one."""
     chats: ChatService | None = None
     """The chats; None only in test harnesses that build the services by hand."""
+    search: SearchService | None = None
+    """The search index; None only in test harnesses that build the services by hand."""
 
 
 @asynccontextmanager
@@ -46,7 +49,8 @@ async def open_services(
     """``async with open_services(settings, token=…, clock=…) as services``.
 
     Opens (and migrates) the database, starts the live documents' file watcher, builds the
-    window and review services (restoring pending reviews and starting their deadline timer),
+    window and review services, opens the search index (its first build runs in the
+    background) (restoring pending reviews and starting their deadline timer),
     and on exit closes them in reverse order: unsaved edits are flushed to the database
     before it closes.
     """
@@ -64,6 +68,10 @@ async def open_services(
         chats = await stack.enter_async_context(
             ChatService(database, bus, documents, workspaces, clock=clock)
         )
+        search = await stack.enter_async_context(
+            SearchService(workspaces, settings.state_dir / INDEX_FILE)
+        )
+        documents.on_saved(search.refresh)
         yield AppServices(
             settings=settings,
             database=database,
@@ -75,4 +83,5 @@ async def open_services(
             token=token,
             clock=clock,
             chats=chats,
+            search=search,
         )

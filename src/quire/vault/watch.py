@@ -43,13 +43,15 @@ class FileChange:
 OnChanges = Callable[[list[FileChange]], Awaitable[None]]
 
 
-def fold_changes(raw: Iterable[tuple[Change, str]]) -> list[FileChange]:
+def fold_changes(raw: Iterable[tuple[Change, str]], *, folders: bool = False) -> list[FileChange]:
     """One change per path, judged by what is on disk now, sorted by path.
 
     An editor's atomic save (write a temp file, rename it over the document) reaches the
     watcher as a delete and a create, or a create alone: the path holds a file afterwards, so
     it is one change of that path. A path that is gone is deleted, unless it was also created
-    in the same batch (a temp file that came and went). Folders are left out.
+    in the same batch (a temp file that came and went). Folders are left out, unless
+    ``folders``: then a folder that is there is reported changed (one moved in brings files
+    the watcher may never name one by one).
     """
     seen: dict[str, set[Change]] = {}
     for change, name in raw:
@@ -63,7 +65,7 @@ def fold_changes(raw: Iterable[tuple[Change, str]]) -> list[FileChange]:
             if Change.added not in seen[name]:
                 folded.append(FileChange(path, "deleted"))
             continue
-        if not stat.S_ISDIR(mode):
+        if folders or not stat.S_ISDIR(mode):
             folded.append(FileChange(path, "changed"))
     return folded
 
@@ -72,6 +74,7 @@ class FolderWatcher:
     """Watches folders (each alone, or with everything below it) and reports changed files.
 
     Use as ``async with FolderWatcher(on_changes) as watcher: await watcher.watch(folder)``.
+    With ``folders``, changed folders are reported too (see ``fold_changes``).
     ``on_changes`` is awaited with each batch, in order; an error in it is logged and the
     watching goes on. All folders of one kind share one watch loop (one thread), which is
     replaced when the set of folders changes: the new loop is ready before the old one stops,
@@ -79,9 +82,15 @@ class FolderWatcher:
     """
 
     def __init__(
-        self, on_changes: OnChanges, *, step_ms: int = STEP_MS, debounce_ms: int = DEBOUNCE_MS
+        self,
+        on_changes: OnChanges,
+        *,
+        step_ms: int = STEP_MS,
+        debounce_ms: int = DEBOUNCE_MS,
+        folders: bool = False,
     ) -> None:
         self._on_changes = on_changes
+        self._folders = folders
         self._step_ms = step_ms
         self._debounce_ms = debounce_ms
         self._counts: Counter[tuple[Path, bool]] = Counter()
@@ -176,7 +185,7 @@ class FolderWatcher:
                 recursive=recursive,
                 ignore_permission_denied=True,
             ):
-                await self._deliver(fold_changes(raw))
+                await self._deliver(fold_changes(raw, folders=self._folders))
         except OSError as exc:
             logger.warning("Cannot watch %s for changes: %s", ", ".join(map(str, folders)), exc)
         finally:

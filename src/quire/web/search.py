@@ -1,22 +1,25 @@
-"""``GET /api/search``: the window's search over the served documents and the recent ones.
+"""``GET /api/search``, ``/api/backlinks`` and ``/api/titles``: the search index's answers.
 
-Thin: parse the query strictly, call ``services.search``, render JSON.
+Thin: parse the query strictly, call ``services.search``, answer its ``quire.api.search`` model.
 """
 
 from __future__ import annotations
 
+from typing import cast
 from urllib.parse import parse_qsl
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from quire.api.search import Reindexed, SearchMode, Titles
 from quire.core.errors import InvalidArgument
-from quire.services.search import LIMIT, SearchAnswer, search_documents, served_folder
-from quire.web.arguments import query_args, query_int
+from quire.services.search import LIMIT, SearchService
+from quire.web.answers import answer
+from quire.web.arguments import absolute_path, query_args, query_int
 from quire.web.context import current_user, services_of
 
-PARAMETERS = ("q", "limit", "workspace")
+PARAMETERS = ("q", "mode", "limit", "cursor", "workspace")
 
 
 def _require_utf8(request: Request) -> None:
@@ -32,54 +35,78 @@ def _require_utf8(request: Request) -> None:
         ) from None
 
 
-async def search(request: Request) -> JSONResponse:
-    """Search the workspaces' Markdown documents and the recent ones for `q` (one phrase,
-    ignoring case; 1 to 1,000 characters). `limit` (1 to 200, default 50) caps the files
-    returned, those with the most matching lines first; `workspace` (a path from
-    GET /api/workspaces) searches only that folder. Answers `{query, results: [{path, title,
-    matches, lines: [{line, text}]}], total, searched, truncated, unread: [{path, reason}],
-    unreadCount, note?}`: each result shows its first three matching lines (1-based line, the
-    text around the match); files that cannot be read are named in unread (the first 20) and
-    note, and truncated says when not every file was searched."""
+def _search_service(request: Request) -> SearchService:
+    search = services_of(request).search
+    if search is None:
+        raise RuntimeError("This server was built without its search service.")
+    return search
+
+
+async def search(request: Request) -> Response:
+    """Search the workspaces for `q` (1 to 1,000 characters; `tag:NAME` terms keep only notes
+    tagged NAME). `mode` grep (default): the files holding `q` ignoring case; words: the files
+    holding every word, best first. `limit` 1 to 200 (default 50) files; `cursor` (a
+    nextCursor) gives the next page; `workspace` (a path from GET /api/workspaces) searches
+    one folder. Each hit has the line of its first match and a snippet with the match between
+    U+0002 and U+0003; `note` says when the index is still being built or files could not be
+    read (listed in `unreadable`)."""
     _require_utf8(request)
     values = query_args(request, PARAMETERS)
     limit = query_int(values, "limit")
-    services = services_of(request)
-    raw_workspace = values.get("workspace")
-    workspace = None if raw_workspace is None else served_folder(services.workspaces, raw_workspace)
-    recents = await services.windows.recent(current_user(request), 200)
-    answer = await search_documents(
-        services.workspaces,
-        [item.path for item in recents],
+    mode = values.get("mode", "grep")
+    if mode not in ("grep", "words"):
+        raise InvalidArgument(f"`mode` must be grep or words, got {mode!r}.", argument="mode")
+    page = await _search_service(request).search(
         values.get("q", ""),
+        mode=cast(SearchMode, mode),
         limit=LIMIT[2] if limit is None else limit,
-        workspace=workspace,
+        cursor=values.get("cursor"),
+        workspace=values.get("workspace"),
     )
-    return JSONResponse(answer_data(answer))
+    return answer(page)
 
 
-def answer_data(answer: SearchAnswer) -> dict[str, object]:
-    """The JSON of a search answer."""
-    data: dict[str, object] = {
-        "query": answer.query,
-        "results": [
-            {
-                "path": hit.path,
-                "title": hit.title,
-                "matches": hit.matches,
-                "lines": [{"line": line.line, "text": line.text} for line in hit.lines],
-            }
-            for hit in answer.hits
-        ],
-        "total": answer.total,
-        "searched": answer.searched,
-        "truncated": answer.truncated,
-        "unread": [{"path": item.path, "reason": item.reason} for item in answer.unread],
-        "unreadCount": answer.unread_count,
-    }
-    if answer.note is not None:
-        data["note"] = answer.note
-    return data
+async def backlinks(request: Request) -> Response:
+    """The notes that link to the document at `path` (absolute): by a wikilink naming its file
+    or its path in its workspace, or by a Markdown link; each with its title and the line of
+    its first such link."""
+    values = query_args(request, ("path",))
+    raw = values.get("path")
+    if raw is None:
+        raise InvalidArgument(
+            "`path` is required: pass the absolute path of the document whose backlinks to list.",
+            argument="path",
+        )
+    return answer(await _search_service(request).backlinks(absolute_path(raw)))
 
 
-routes: list[BaseRoute] = [Route("/api/search", search, methods=["GET"])]
+async def titles(request: Request) -> Response:
+    """Quick open: the documents whose title or path fits `q` (fuzzy: its characters in
+    order), best first, the person's recent documents first among equals; `limit` 1 to 200
+    (default 50)."""
+    _require_utf8(request)
+    values = query_args(request, ("q", "limit"))
+    limit = query_int(values, "limit")
+    services = services_of(request)
+    recents = await services.windows.recent(current_user(request), 200)
+    query = values.get("q", "")
+    hits = await _search_service(request).titles(
+        query, LIMIT[2] if limit is None else limit, recent=[item.path for item in recents]
+    )
+    return answer(Titles(query=query, hits=hits))
+
+
+async def reindex(request: Request) -> Response:
+    """Rebuild the search index from nothing (the files are read again) and answer once it is
+    done: how many notes it indexed and how many files it could not read."""
+    search = _search_service(request)
+    indexed = await search.reindex()
+    return answer(Reindexed(indexed=indexed, unreadable=await search.unreadable_count()))
+
+
+routes: list[BaseRoute] = [
+    Route("/api/search/reindex", reindex, methods=["POST"]),
+    Route("/api/search", search, methods=["GET"]),
+    Route("/api/backlinks", backlinks, methods=["GET"]),
+    Route("/api/titles", titles, methods=["GET"]),
+]

@@ -9,7 +9,7 @@ reaching ``open`` has passed ``quire.fs`` checks.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from types import TracebackType
@@ -74,6 +74,7 @@ class LiveDocuments:
         self._previews = EditPreviews()
         self._watcher: FolderWatcher | None = None
         self._exit_stack: AsyncExitStack | None = None
+        self._on_saved: list[Callable[[Path], Awaitable[None]]] = []
 
     async def __aenter__(self) -> Self:
         async with AsyncExitStack() as stack:
@@ -106,6 +107,11 @@ class LiveDocuments:
                 await stack.aclose()
 
     # Opening and reading
+
+    def on_saved(self, listener: Callable[[Path], Awaitable[None]]) -> None:
+        """Await ``listener`` with a document's path after each save of it (the search index
+        takes the new text at once). A listener must not raise."""
+        self._on_saved.append(listener)
 
     async def open(self, path: Path) -> LiveDocument:
         """The live document of ``path`` (absolute, resolved, checked), loading it if needed.
@@ -294,6 +300,7 @@ class LiveDocuments:
         live = self._require(doc_id)
         async with live.lock:
             await save_to_file(live)
+        await self._saved(live.path)
 
     async def resolve_conflict(self, doc_id: str, keep: Keep) -> None:
         """End a conflict: keep the person's text (``mine``; it stays unsaved, now based on the
@@ -385,6 +392,11 @@ class LiveDocuments:
                 "document keeps the change; save again once the cause is fixed."
             )
             raise exc.with_message(message) from exc
+        await self._saved(live.path)
+
+    async def _saved(self, path: Path) -> None:
+        for listener in self._on_saved:
+            await listener(path)
 
     async def _on_file_changes(self, changes: list[FileChange]) -> None:
         by_path = {live.path: live for live in self._documents.values()}

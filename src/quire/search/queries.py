@@ -1,0 +1,284 @@
+"""Reading the search index: substring (grep) and words searches, titles, backlinks, tags.
+
+Every search is top-k: it stops once it has one hit more than asked for (so it can say more
+match), never ranking or verifying every match. A substring search takes candidates from the
+trigram table (every note holding all of the query's trigrams) and keeps those that really
+hold the query, casefolded; a query shorter than three characters scans the notes in order.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from quire.search.extract import link_names
+from quire.search.snippets import MARK_END, MARK_START, SNIPPET_CHARS, clean, grep_snippet
+
+_BATCH = 256
+_MAX_TRIGRAMS = 16
+_TAG_TERM = re.compile(r"(?:^|\s)tag:#?(\S+)", re.IGNORECASE)
+_WORD = re.compile(r"\w+")
+_FTS_OPEN, _FTS_CLOSE = "\ue000", "\ue001"
+
+
+@dataclass(frozen=True)
+class Found:
+    """A note a search found: where it is, its title, the line and snippet of its first
+    match, and (grep) how often the query occurs in it; ``rowid`` orders the pages."""
+
+    rowid: int
+    path: str
+    workspace: str
+    rel_path: str
+    title: str
+    line: int
+    snippet: str
+    matches: int | None
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query split into its text and its ``tag:NAME`` filters (lowercased)."""
+
+    text: str
+    tags: tuple[str, ...]
+
+
+def parse_query(raw: str) -> Query:
+    """``raw`` with every ``tag:NAME`` term taken out as a filter."""
+    tags = tuple(dict.fromkeys(m.group(1).lower() for m in _TAG_TERM.finditer(raw)))
+    return Query(_TAG_TERM.sub(" ", raw).strip(), tags)
+
+
+def grep(
+    db: sqlite3.Connection,
+    query: Query,
+    *,
+    after: int,
+    limit: int,
+    workspace: str | None,
+    trigram: bool,
+) -> tuple[list[Found], bool]:
+    """The first ``limit`` notes past rowid ``after`` holding ``query.text`` ignoring case
+    (casefolded substring), in rowid order, and whether more do."""
+    needle = query.text.casefold()
+    use_trigrams = trigram and len(needle) >= 3
+    hits: list[Found] = []
+    for rowid in _candidates(db, needle, query.tags, after, workspace, use_trigrams):
+        row = db.execute(
+            "SELECT n.path, n.workspace, n.rel_path, n.title, b.text FROM notes n "
+            "JOIN bodies b ON b.id = n.id WHERE n.id = ?",
+            (rowid,),
+        ).fetchone()
+        if row is None or (workspace is not None and row[1] != workspace):
+            continue
+        text: str = row[4]
+        folded = text.casefold()
+        at = folded.find(needle)
+        if at < 0:
+            continue
+        if len(hits) == limit:
+            return hits, True
+        if needle:
+            line, snippet = grep_snippet(text, folded, at, needle)
+            count: int | None = folded.count(needle)
+        else:
+            line, snippet, count = 1, clean(text[:SNIPPET_CHARS]).strip(), None
+        hits.append(Found(rowid, row[0], row[1], row[2], row[3], line, snippet, count))
+    return hits, False
+
+
+def words(
+    db: sqlite3.Connection,
+    query: Query,
+    *,
+    offset: int,
+    limit: int,
+    workspace: str | None,
+) -> tuple[list[Found], bool]:
+    """The notes holding every word of ``query.text`` (in any order), best first by bm25 (a
+    title match weighs five times a body match), from ``offset``; and whether more do."""
+    terms = _WORD.findall(query.text)
+    if not terms:
+        return [], False
+    match = " ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    sql = (
+        "SELECT n.id, n.path, n.workspace, n.rel_path, n.title, "
+        f"snippet(words, -1, '{_FTS_OPEN}', '{_FTS_CLOSE}', '…', 24) "
+        "FROM words JOIN notes n ON n.id = words.rowid WHERE words MATCH ?"
+    )
+    params: list[object] = [match]
+    if workspace is not None:
+        sql += " AND n.workspace = ?"
+        params.append(workspace)
+    for tag in query.tags:
+        sql += " AND words.rowid IN (SELECT note FROM tags WHERE tag = ?)"
+        params.append(tag)
+    sql += " ORDER BY bm25(words, 5.0, 1.0) LIMIT ? OFFSET ?"
+    params += [limit + 1, offset]
+    rows = db.execute(sql, params).fetchall()
+    hits = [_words_hit(db, row) for row in rows[:limit]]
+    return hits, len(rows) > limit
+
+
+def titles(
+    db: sqlite3.Connection, query: str, limit: int, recent: Mapping[str, int]
+) -> list[Found]:
+    """Quick open: notes whose title or path holds ``query`` (ignoring case), or holds its
+    characters in order (fuzzy), best first: title prefix, then title, then path, then fuzzy
+    by how close the characters are; a more recently used note (``recent``: path to rank,
+    0 the latest) first among equals."""
+    needle = query.casefold().strip()
+    columns = "SELECT id, path, workspace, rel_path, title, title_key FROM notes"
+    if not needle:
+        rows = db.execute(f"{columns} ORDER BY rel_path LIMIT ?", (limit,)).fetchall()
+        ranked = sorted(rows, key=lambda row: (recent.get(row[1], len(recent)), row[3]))
+        return [_title_hit(row) for row in ranked[:limit]]
+    rows = db.execute(
+        f"{columns} WHERE title_key LIKE ? ESCAPE '\\' LIMIT 2000", (f"%{_escape(needle)}%",)
+    ).fetchall()
+    if len(rows) < limit:
+        fuzzy = "%" + "%".join(_escape(char) for char in needle) + "%"
+        seen = {row[0] for row in rows}
+        more = db.execute(f"{columns} WHERE title_key LIKE ? ESCAPE '\\' LIMIT 2000", (fuzzy,))
+        rows += [row for row in more if row[0] not in seen]
+    scored = [(_title_score(row[5], needle), recent.get(row[1], len(recent)), row) for row in rows]
+    scored.sort(key=lambda item: (item[0], item[1], len(item[2][3]), item[2][3]))
+    return [_title_hit(row) for _score, _recent, row in scored[:limit]]
+
+
+def backlinks(
+    db: sqlite3.Connection, path: str, rel_path: str | None
+) -> list[tuple[str, str, int]]:
+    """The notes linking to ``path`` (by a Markdown link, or by a wikilink naming its file or
+    its path in its workspace ``rel_path``): path, title and first line of such a link."""
+    names = link_names(rel_path) if rel_path is not None else ("\0", "\0")
+    rows = db.execute(
+        "SELECT n.path, n.title, min(l.line) FROM links l JOIN notes n ON n.id = l.note "
+        "WHERE (l.target_path = ? OR l.target_name IN (?, ?)) AND n.path != ? "
+        "GROUP BY n.id ORDER BY n.path",
+        (path, *names, path),
+    )
+    return [(str(p), str(t), int(line)) for p, t, line in rows]
+
+
+def note_at(db: sqlite3.Connection, path: str) -> tuple[str, str] | None:
+    """The workspace and relative path of the note at ``path``, or None when not indexed."""
+    row = db.execute("SELECT workspace, rel_path FROM notes WHERE path = ?", (path,)).fetchone()
+    return None if row is None else (str(row[0]), str(row[1]))
+
+
+def unreadable(
+    db: sqlite3.Connection, workspace: str | None, limit: int
+) -> tuple[list[tuple[str, str]], int]:
+    """The first ``limit`` unreadable files (by path) with their reasons, and how many in all."""
+    where, params = ("WHERE workspace = ?", [workspace]) if workspace is not None else ("", [])
+    rows = db.execute(
+        f"SELECT path, reason FROM unreadable {where} ORDER BY path LIMIT ?", [*params, limit]
+    ).fetchall()
+    count = db.execute(f"SELECT count(*) FROM unreadable {where}", params).fetchone()[0]
+    return [(str(p), str(r)) for p, r in rows], int(count)
+
+
+def note_count(db: sqlite3.Connection) -> int:
+    """How many notes the index holds."""
+    return int(db.execute("SELECT count(*) FROM notes").fetchone()[0])
+
+
+def _candidates(
+    db: sqlite3.Connection,
+    needle: str,
+    tags: Sequence[str],
+    after: int,
+    workspace: str | None,
+    use_trigrams: bool,
+) -> Iterator[int]:
+    if use_trigrams:
+        sql = "SELECT rowid FROM substrings WHERE substrings MATCH ? AND rowid > ?"
+        params: list[object] = [_trigram_query(needle), after]
+        column = "rowid"
+    else:
+        sql = "SELECT id FROM notes WHERE id > ?"
+        params = [after]
+        column = "id"
+        if workspace is not None:
+            sql += " AND workspace = ?"
+            params.append(workspace)
+    for tag in tags:
+        sql += f" AND {column} IN (SELECT note FROM tags WHERE tag = ?)"
+        params.append(tag)
+    sql += f" ORDER BY {column} LIMIT {_BATCH}"
+    while True:
+        batch = [int(row[0]) for row in db.execute(sql, params)]
+        yield from batch
+        if len(batch) < _BATCH:
+            return
+        params[1 if use_trigrams else 0] = batch[-1]
+
+
+def _trigram_query(needle: str) -> str:
+    """An FTS5 query for the notes holding every trigram of ``needle`` (at most 16, spread
+    over it: still every note that holds it), each trigram one quoted term."""
+    grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
+    if len(grams) > _MAX_TRIGRAMS:
+        step = (len(grams) - 1) / (_MAX_TRIGRAMS - 1)
+        grams = [grams[round(i * step)] for i in range(_MAX_TRIGRAMS)]
+    return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+
+
+def _words_hit(db: sqlite3.Connection, row: Sequence[object]) -> Found:
+    rowid, path, workspace, rel_path, title, raw = row
+    snippet = clean(str(raw or "")).replace(_FTS_OPEN, MARK_START).replace(_FTS_CLOSE, MARK_END)
+    core = snippet.removeprefix("…").removesuffix("…")
+    first_mark = max(core.find(MARK_START), 0)
+    plain = core.replace(MARK_START, "").replace(MARK_END, "")
+    body = db.execute("SELECT text FROM bodies WHERE id = ?", (rowid,)).fetchone()
+    line = 1
+    if body is not None and plain.strip():
+        text = clean(str(body[0]))
+        at = text.find(plain)
+        if at >= 0:
+            line = text.count("\n", 0, at + first_mark) + 1
+    return Found(
+        int(str(rowid)),
+        str(path),
+        str(workspace),
+        str(rel_path),
+        str(title),
+        line,
+        " ".join(snippet.split()),
+        None,
+    )
+
+
+def _title_hit(row: Sequence[object]) -> Found:
+    rowid, path, workspace, rel_path, title, _key = row
+    return Found(
+        int(str(rowid)), str(path), str(workspace), str(rel_path), str(title), 1, str(title), None
+    )
+
+
+def _title_score(key: str, needle: str) -> float:
+    title, _, rel_path = key.partition("\n")
+    if title.startswith(needle):
+        return 0.0
+    if needle in title:
+        return 1.0
+    if needle in rel_path:
+        return 2.0
+    position, spread, start = -1, 0, -1
+    for char in needle:
+        found = key.find(char, position + 1)
+        if found < 0:
+            return 9.0
+        if start < 0:
+            start = found
+        position = found
+    spread = position - start
+    return 3.0 + spread / (spread + len(needle))
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,290 @@
+"""The search service: one index per server, built in the background, kept fresh, queried.
+
+Starts answering at once: a search while the first build runs answers from what is indexed so
+far and says so in ``note``. A folder watcher over every workspace and every save keep the
+index within a second of the files. Knows nothing of HTTP; the index work runs in threads.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import anyio
+from anyio.abc import TaskGroup
+
+from quire.api.search import (
+    Backlink,
+    Backlinks,
+    SearchHit,
+    SearchMode,
+    SearchPage,
+    Unreadable,
+)
+from quire.core.errors import InvalidArgument
+from quire.core.views import whole_number
+from quire.search import queries
+from quire.search.index import SearchIndex
+from quire.search.queries import Found, Query
+from quire.services.search.cursors import Cursors
+from quire.services.search.indexer import Indexer, Progress
+from quire.services.search.queries import checked_query, served_folder
+from quire.vault.watch import FileChange, FolderWatcher
+from quire.vault.workspaces import Workspaces
+
+logger = logging.getLogger(__name__)
+
+LIMIT = (1, 200, 50)
+"""How many files one page may hold: least, most and default."""
+
+UNREADABLE_LISTED = 20
+"""How many unreadable files an answer names one by one (the note counts them all)."""
+
+INDEX_FILE = "search.sqlite3"
+"""The index's file name in the state folder."""
+
+
+class SearchService:
+    """Search over the served workspaces. Use as ``async with SearchService(...) as search``:
+    entering it opens the index, starts watching and starts the background build."""
+
+    def __init__(self, workspaces: Workspaces, index_path: Path, *, build: bool = True) -> None:
+        self._workspaces = workspaces
+        self._index_path = index_path
+        self._start_build = build
+        self._index: SearchIndex | None = None
+        self._indexer: Indexer | None = None
+        self._cursors = Cursors()
+        self._task_group: TaskGroup | None = None
+        self._watcher: FolderWatcher | None = None
+        self._build_lock = anyio.Lock()
+        self.built = anyio.Event()
+        """Set once the first full build has finished (tests and the bench wait on it)."""
+
+    async def __aenter__(self) -> Self:
+        self._index = await anyio.to_thread.run_sync(SearchIndex, self._index_path)
+        self._indexer = Indexer(self._index, self._workspaces)
+        if not self._index.trigram:
+            logger.warning(
+                "This Python's SQLite (%s) has no trigram tokenizer, so substring searches "
+                "scan every note; use a Python built with SQLite 3.34 or later.",
+                __import__("sqlite3").sqlite_version,
+            )
+        self._task_group = anyio.create_task_group()
+        await self._task_group.__aenter__()
+        self._watcher = FolderWatcher(self._on_changes, folders=True)
+        await self._watcher.__aenter__()
+        for folder in self._workspaces.folders:
+            await self._watcher.watch(folder, recursive=True)
+        if self._start_build:
+            self._task_group.start_soon(self._first_build)
+        else:
+            self.built.set()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._indexer is not None:
+            self._indexer.stop()
+        if self._watcher is not None:
+            await self._watcher.__aexit__(None, None, None)
+        if self._task_group is not None:
+            self._task_group.cancel_scope.cancel()
+            await self._task_group.__aexit__(None, None, None)
+        if self._index is not None:
+            async with self._build_lock:
+                await anyio.to_thread.run_sync(self._index.close)
+
+    async def search(
+        self,
+        query: str,
+        *,
+        mode: SearchMode = "grep",
+        limit: int = LIMIT[2],
+        cursor: str | None = None,
+        workspace: str | None = None,
+    ) -> SearchPage:
+        """One page of the files matching ``query`` (``tag:NAME`` terms filter by tag): in
+        ``grep`` mode those holding it ignoring case, in index order; in ``words`` mode those
+        holding every word, best first. ``cursor`` (a ``next_cursor``) gives the next page.
+        Raises InvalidArgument for an empty or too long query, a limit outside 1 to 200, an
+        unknown mode, a folder not served, or a cursor this server did not give out."""
+        text = checked_query(query, argument="q")
+        whole_number(limit, "limit", LIMIT[0], LIMIT[1])
+        if mode not in ("grep", "words"):
+            raise InvalidArgument(f"`mode` must be grep or words, got {mode!r}.", argument="mode")
+        folder = None if workspace is None else str(served_folder(self._workspaces, workspace))
+        parsed = queries.parse_query(text)
+        if not parsed.text and not parsed.tags:
+            raise InvalidArgument("`q` holds no words to search for.", argument="q")
+        position = 0 if cursor is None else self._cursors.position(cursor, text, mode, folder)
+        index = self._require()
+        found, more, count, unread = await anyio.to_thread.run_sync(
+            partial(self._query, index, parsed, mode, position, limit, folder)
+        )
+        next_cursor = None
+        if more and found:
+            after = found[-1].rowid if mode == "grep" else position + len(found)
+            next_cursor = self._cursors.make(text, mode, folder, after)
+        listed, unread_count = unread
+        return SearchPage(
+            query=text,
+            mode=mode,
+            hits=[_hit(item) for item in found],
+            truncated=more,
+            next_cursor=next_cursor,
+            note=self._note(unread_count, listed),
+            indexed=count,
+            unreadable=[Unreadable(path=path, reason=reason) for path, reason in listed],
+        )
+
+    async def backlinks(self, path: Path) -> Backlinks:
+        """The notes that link to ``path`` (absolute; a link's own file resolved)."""
+        index = self._require()
+        real = str(await anyio.to_thread.run_sync(Path.resolve, path))
+        rows = await anyio.to_thread.run_sync(partial(self._backlinks, index, real))
+        links = [Backlink(path=p, title=t, line=line) for p, t, line in rows]
+        return Backlinks(path=str(path), links=links)
+
+    async def titles(
+        self, query: str, limit: int = LIMIT[2], *, recent: Sequence[Path] = ()
+    ) -> list[SearchHit]:
+        """Quick open: the documents whose title or path fits ``query`` (fuzzy), best first,
+        the more recently used (``recent``, latest first) first among equals."""
+        whole_number(limit, "limit", LIMIT[0], LIMIT[1])
+        if len(query) > 1000:
+            raise InvalidArgument("`q` is longer than 1,000 characters.", argument="q")
+        index = self._require()
+        ranks = {str(path): rank for rank, path in enumerate(recent)}
+
+        def run() -> list[Found]:
+            with index.reading() as db:
+                return queries.titles(db, query, limit, ranks)
+
+        return [_hit(item) for item in await anyio.to_thread.run_sync(run)]
+
+    async def reindex(self, progress: Progress | None = None) -> int:
+        """Rebuild the index from nothing; the number of notes indexed."""
+        indexer = self._require_indexer()
+        async with self._build_lock:
+            return await anyio.to_thread.run_sync(partial(indexer.build, progress, fresh=True))
+
+    async def unreadable_count(self) -> int:
+        """How many files the index could not read."""
+        index = self._require()
+
+        def run() -> int:
+            with index.reading() as db:
+                return queries.unreadable(db, None, 0)[1]
+
+        return await anyio.to_thread.run_sync(run)
+
+    async def refresh(self, path: Path) -> None:
+        """Index ``path`` now (after a save), so it is searchable when this returns."""
+        indexer = self._require_indexer()
+        try:
+            await anyio.to_thread.run_sync(indexer.refresh, path)
+        except Exception:
+            logger.exception("Indexing '%s' after its save failed; the watcher will retry.", path)
+
+    async def _first_build(self) -> None:
+        indexer = self._require_indexer()
+        try:
+            async with self._build_lock:
+                await anyio.to_thread.run_sync(indexer.build, abandon_on_cancel=False)
+        except Exception:
+            logger.exception("Building the search index failed; searches answer what it holds.")
+        finally:
+            self.built.set()
+
+    async def _on_changes(self, changes: list[FileChange]) -> None:
+        await anyio.to_thread.run_sync(self._require_indexer().apply, changes)
+
+    def _query(
+        self,
+        index: SearchIndex,
+        parsed: Query,
+        mode: SearchMode,
+        position: int,
+        limit: int,
+        folder: str | None,
+    ) -> tuple[list[Found], bool, int, tuple[list[tuple[str, str]], int]]:
+        with index.reading() as db:
+            if mode == "grep":
+                found, more = queries.grep(
+                    db,
+                    parsed,
+                    after=position,
+                    limit=limit,
+                    workspace=folder,
+                    trigram=index.trigram,
+                )
+            else:
+                found, more = queries.words(
+                    db, parsed, offset=position, limit=limit, workspace=folder
+                )
+            count = queries.note_count(db)
+            unread = queries.unreadable(db, folder, UNREADABLE_LISTED)
+        return found, more, count, unread
+
+    @staticmethod
+    def _backlinks(index: SearchIndex, real: str) -> list[tuple[str, str, int]]:
+        with index.reading() as db:
+            at = queries.note_at(db, real)
+            return queries.backlinks(db, real, None if at is None else at[1])
+
+    def _note(self, unread_count: int, listed: list[tuple[str, str]]) -> str | None:
+        notes: list[str] = []
+        state = self._require_indexer().state
+        if state.building:
+            if state.total is None:
+                notes.append(
+                    "The index is still being built (the workspaces are being listed), so "
+                    "files not indexed yet are missing from these results."
+                )
+            else:
+                notes.append(
+                    f"The index is still being built: {state.done:,} of {state.total:,} files "
+                    "so far, so files not indexed yet are missing from these results."
+                )
+        if unread_count:
+            named = "; ".join(f"{path} ({reason})" for path, reason in listed[:3])
+            more = unread_count - min(3, len(listed))
+            files = "1 file was" if unread_count == 1 else f"{unread_count:,} files were"
+            notes.append(
+                f"{files} not searched because {'it' if unread_count == 1 else 'they'} could "
+                f"not be read: {named}"
+                + (f", and {more:,} more" if more > 0 else "")
+                + ". Convert a file that is not UTF-8 to UTF-8 to make it searchable."
+            )
+        return " ".join(notes) or None
+
+    def _require(self) -> SearchIndex:
+        if self._index is None:
+            raise RuntimeError("SearchService must be entered (async with) before use.")
+        return self._index
+
+    def _require_indexer(self) -> Indexer:
+        if self._indexer is None:
+            raise RuntimeError("SearchService must be entered (async with) before use.")
+        return self._indexer
+
+
+def _hit(item: Found) -> SearchHit:
+    return SearchHit(
+        path=item.path,
+        workspace=item.workspace,
+        rel_path=item.rel_path,
+        title=item.title,
+        line=item.line,
+        snippet=item.snippet,
+        matches=item.matches,
+    )
