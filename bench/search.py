@@ -100,17 +100,21 @@ def _sample_bare(bare: BareIndex, rows: list[Row]) -> None:
 
 
 def _sample_ripgrep(program: str, folder: Path, rows: list[Row], runs: int) -> None:
+    """ripgrep per kind, once: its samples stand beside every mode of the kind (rg has one)."""
+    timed: dict[str, tuple[list[float], int]] = {}
     for row in rows:
-        if row.mode != "grep":
-            continue
-        counts = set()
-        for index in range(runs):
-            text = row.kind.texts[index % len(row.kind.texts)]
-            elapsed, files = ripgrep_files(program, text, folder)
-            row.rg.append(elapsed * 1000)
-            if text == row.kind.texts[0]:
-                counts.add(files)
-        row.rg_files = counts.pop()
+        if row.kind.name not in timed:
+            samples: list[float] = []
+            files = 0
+            for index in range(runs):
+                text = row.kind.texts[index % len(row.kind.texts)]
+                elapsed, found = ripgrep_files(program, text, folder)
+                samples.append(elapsed * 1000)
+                if index == 0:
+                    files = found
+            timed[row.kind.name] = (samples, files)
+        row.rg, files = timed[row.kind.name]
+        row.rg_files = files if row.mode == "grep" else None
 
 
 async def _every_hit(service: Any, text: str, mode: SearchMode) -> int:

@@ -120,11 +120,7 @@ function Unread({ page }: { page: SearchPage }) {
   return (
     <p class="search-note">
       <Icon name="alert" size={13} />{" "}
-      <span>
-        {page.note}
-        {page.note && names.length ? " " : ""}
-        {names.length ? `Not searched: ${names.join("; ")}` : ""}
-      </span>
+      <span>{page.note ?? `Not searched: ${names.join("; ")}`}</span>
     </p>
   );
 }
