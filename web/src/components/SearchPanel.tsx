@@ -270,7 +270,7 @@ export function SearchPanel() {
         <div class="search-results scroll-quiet" onKeyDown={onResultsKey} aria-label="Search results" role="region">
           <header class="side-heading">
             <span>{summary(shown)}</span>
-            <span class="row-hint">{plural(shown.indexed, "file")} indexed</span>
+            <span class="row-hint search-indexed">{shown.indexed.toLocaleString()} indexed</span>
           </header>
           <Results page={shown} />
           {shown.truncated && shown.nextCursor ? (
