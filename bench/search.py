@@ -33,7 +33,8 @@ from quire.api.search import SearchMode
 
 SMALL, LARGE = 10_000, 100_000
 WARMUP = 5
-SAMPLES = 60
+SAMPLES = (60, 30)
+"""Timed queries per (kind, mode) through the service and through mcp: small, large vault."""
 RG_SAMPLES = (20, 5)
 """ripgrep runs per query kind on a small and on a large vault (one run takes a second at 100k)."""
 LIMIT = 50
@@ -89,9 +90,9 @@ class Figures:
     server: search_serve.ServerFigures | None = None
 
 
-def _sample_bare(bare: BareIndex, rows: list[Row]) -> None:
+def _sample_bare(bare: BareIndex, rows: list[Row], samples: int) -> None:
     for row in rows:
-        for index in range(WARMUP + SAMPLES):
+        for index in range(WARMUP + samples):
             text = row.kind.texts[index % len(row.kind.texts)]
             start = time.perf_counter()
             bare.query(text, row.mode, LIMIT)
@@ -149,7 +150,7 @@ async def _service(figures: Figures, state: Path) -> None:
         figures.index_bytes = await anyio.to_thread.run_sync(_bytes, state, index.name)
         for row in figures.rows:
             progress(f"service: {row.kind.name} ({row.mode})")
-            for number in range(WARMUP + SAMPLES):
+            for number in range(WARMUP + SAMPLES[figures.vault.notes >= LARGE]):
                 text = row.kind.texts[number % len(row.kind.texts)]
                 start = time.perf_counter()
                 await service.search(text, mode=row.mode, limit=LIMIT)
@@ -173,7 +174,7 @@ def measure(notes: int, root: Path) -> Figures:
     bare = BareIndex(root / "bare.sqlite3")
     figures.bare_build_s = bare.build(sorted(vault.root.rglob("*.md")))
     figures.bare_bytes = bare.size()
-    _sample_bare(bare, figures.rows)
+    _sample_bare(bare, figures.rows, SAMPLES[notes >= LARGE])
     bare.close()
     program = ripgrep()
     if program is None:
@@ -185,7 +186,13 @@ def measure(notes: int, root: Path) -> Figures:
     state.mkdir()
     anyio.run(_service, figures, state, backend="asyncio")
     figures.server = anyio.run(
-        search_serve.measure, root, vault, figures.rows, WARMUP, SAMPLES, backend="asyncio"
+        search_serve.measure,
+        root,
+        vault,
+        figures.rows,
+        WARMUP,
+        SAMPLES[notes >= LARGE],
+        backend="asyncio",
     )
     return figures
 
