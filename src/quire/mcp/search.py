@@ -85,10 +85,17 @@ async def search(
 
 
 def _page_answer(page: SearchPage, notes: list[str], *, vault: str | None = None) -> dict[str, Any]:
-    results = [
-        {"path": hit.path, "title": hit.title, "line": hit.line, "snippet": hit.snippet}
-        for hit in page.hits
-    ]
+    results: list[dict[str, Any]] = []
+    for hit in page.hits:
+        result: dict[str, Any] = {
+            "path": hit.path,
+            "title": hit.title,
+            "line": hit.line,
+            "snippet": hit.snippet,
+        }
+        if hit.matches is not None:
+            result["matches"] = hit.matches
+        results.append(result)
     answer: dict[str, Any] = {"results": results, "mode": page.mode, "query": page.query}
     if page.note:
         notes.append(page.note)
@@ -175,6 +182,7 @@ def _disk_result(hit: Hit, query: str) -> dict[str, Any]:
         "title": hit.title,
         "line": 0 if first is None else first.line,
         "snippet": snippet,
+        "matches": hit.matches,
     }
 
 
@@ -275,6 +283,7 @@ SEARCH_VAULT = ToolSpec(
                         "title": s.STRING,
                         "line": s.INTEGER,
                         "snippet": s.STRING,
+                        "matches": s.INTEGER,
                     },
                     "required": ["path", "title", "line", "snippet"],
                 },

@@ -127,7 +127,7 @@ def grep_files(
         try:
             source = read_document(path)
         except QuireError as exc:
-            unread.append(Unread(str(path), _reason(exc)))
+            unread.append(Unread(str(path), unread_reason(exc)))
             continue
         total += len(source)
         if total > max_total_bytes:
@@ -196,7 +196,8 @@ def _ranked(hits: list[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda hit: (-hit.matches, hit.path))
 
 
-def _reason(error: QuireError) -> str:
+def unread_reason(error: QuireError) -> str:
+    """Why a file could not be searched, in a few words (the first byte that is not UTF-8)."""
     if isinstance(error, NotUtf8):
         where = _BAD_BYTE.search(str(error))
         return f"not UTF-8 text ({where.group(0)})" if where else "UTF-16 text, not UTF-8"

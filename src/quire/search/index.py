@@ -11,7 +11,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -19,12 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from quire.core.errors import FileTooLarge, NotUtf8, PathRefused, QuireError
+from quire.core.errors import QuireError
 from quire.fs.safeio import read_document
 from quire.search.extract import note_facts
+from quire.search.grep import unread_reason
 from quire.search.schema import connect, has_trigram, open_index_file
-
-_BAD_BYTE = re.compile(r"byte \d+ \(0x[0-9A-F]{2}\) on line \d+")
 
 Outcome = Literal["indexed", "unchanged", "moved", "unreadable", "gone"]
 
@@ -139,7 +137,7 @@ class SearchIndex:
             db.execute(
                 "INSERT OR REPLACE INTO unreadable(path, workspace, reason, mtime_ns, size) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (key, str(workspace), unreadable_reason(exc), info.st_mtime_ns, info.st_size),
+                (key, str(workspace), unread_reason(exc), info.st_mtime_ns, info.st_size),
             )
             return "unreadable"
         digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
@@ -263,18 +261,6 @@ class SearchIndex:
                 (note_id, row[1].casefold()),
             )
         db.execute("DELETE FROM bodies WHERE id = ?", (note_id,))
-
-
-def unreadable_reason(error: QuireError) -> str:
-    """Why a file could not be indexed, in a few words (the first byte that is not UTF-8)."""
-    if isinstance(error, NotUtf8):
-        where = _BAD_BYTE.search(str(error))
-        return f"not UTF-8 text ({where.group(0)})" if where else "not UTF-8 text"
-    if isinstance(error, FileTooLarge):
-        return "larger than 16 MiB"
-    if isinstance(error, PathRefused):
-        return "not a regular Markdown document"
-    return str(error).split(". ", 1)[0]
 
 
 def _like_prefix(prefix: str) -> str:

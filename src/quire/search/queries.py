@@ -64,7 +64,7 @@ def grep(
     """The first ``limit`` notes past rowid ``after`` holding ``query.text`` ignoring case
     (casefolded substring), in rowid order, and whether more do."""
     needle = query.text.casefold()
-    use_trigrams = trigram and len(needle) >= 3
+    use_trigrams = trigram and bool(_trigrams(needle))
     hits: list[Found] = []
     for rowid in _candidates(db, needle, query.tags, after, workspace, use_trigrams):
         row = db.execute(
@@ -221,11 +221,17 @@ def _candidates(
 def _trigram_query(needle: str) -> str:
     """An FTS5 query for the notes holding every trigram of ``needle`` (at most 16, spread
     over it: still every note that holds it), each trigram one quoted term."""
-    grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
+    grams = _trigrams(needle)
     if len(grams) > _MAX_TRIGRAMS:
         step = (len(grams) - 1) / (_MAX_TRIGRAMS - 1)
         grams = [grams[round(i * step)] for i in range(_MAX_TRIGRAMS)]
     return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+
+
+def _trigrams(needle: str) -> list[str]:
+    """The needle's distinct trigrams an FTS5 query can spell (one holding NUL cannot)."""
+    grams = (needle[i : i + 3] for i in range(len(needle) - 2))
+    return list(dict.fromkeys(gram for gram in grams if "\0" not in gram))
 
 
 def _words_hit(db: sqlite3.Connection, row: Sequence[object]) -> Found:

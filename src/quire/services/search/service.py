@@ -44,6 +44,10 @@ LIMIT = (1, 200, 50)
 UNREADABLE_LISTED = 20
 """How many unreadable files an answer names one by one (the note counts them all)."""
 
+FIRST_BUILD_WAIT_S = 0.25
+"""How long a search made while the first build runs waits for it before answering with
+what is indexed so far (and a note saying so)."""
+
 INDEX_FILE = "search.sqlite3"
 """The index's file name in the state folder."""
 
@@ -64,6 +68,7 @@ class SearchService:
         self._build_lock = anyio.Lock()
         self.built = anyio.Event()
         """Set once the first full build has finished (tests and the bench wait on it)."""
+        self._applied = anyio.Event()
 
     async def __aenter__(self) -> Self:
         self._index = await anyio.to_thread.run_sync(SearchIndex, self._index_path)
@@ -127,6 +132,9 @@ class SearchService:
             raise InvalidArgument("`q` holds no words to search for.", argument="q")
         position = 0 if cursor is None else self._cursors.position(cursor, text, mode, folder)
         index = self._require()
+        # A small vault's first build ends within moments: wait that long, never longer.
+        with anyio.move_on_after(FIRST_BUILD_WAIT_S):
+            await self.built.wait()
         found, more, count, unread = await anyio.to_thread.run_sync(
             partial(self._query, index, parsed, mode, position, limit, folder)
         )
@@ -177,6 +185,14 @@ class SearchService:
         async with self._build_lock:
             return await anyio.to_thread.run_sync(partial(indexer.build, progress, fresh=True))
 
+    async def catch_up(self) -> int:
+        """Index now every file that changed since it was indexed, as the first build does
+        (after the first build has finished); the number of files listed."""
+        indexer = self._require_indexer()
+        await self.built.wait()
+        async with self._build_lock:
+            return await anyio.to_thread.run_sync(indexer.build)
+
     async def unreadable_count(self) -> int:
         """How many files the index could not read."""
         index = self._require()
@@ -206,7 +222,16 @@ class SearchService:
             self.built.set()
 
     async def _on_changes(self, changes: list[FileChange]) -> None:
-        await anyio.to_thread.run_sync(self._require_indexer().apply, changes)
+        try:
+            await anyio.to_thread.run_sync(self._require_indexer().apply, changes)
+        finally:
+            applied, self._applied = self._applied, anyio.Event()
+            applied.set()
+
+    def applied(self) -> anyio.Event:
+        """An event set once the next batch of watched changes is in the index. Take it
+        before looking, then wait on it: a batch applied in between still sets it."""
+        return self._applied
 
     def _query(
         self,
