@@ -242,9 +242,7 @@ def test_quick_open_finds_titles_and_paths_through_the_index(page: Page, server:
     expect(page.locator(".tab.active")).to_contain_text("zebra crossing")
 
 
-def test_quick_open_shows_the_recent_documents_first_when_empty(
-    page: Page, server: Server
-) -> None:
+def test_quick_open_shows_the_recent_documents_first_when_empty(page: Page, server: Server) -> None:
     with server.agent() as agent:
         for name in ("welcome.md", "notes/plan.md"):
             path = str(server.workspace / name)
