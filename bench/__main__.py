@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import chat, chat_format, export, markdown, mcp, server, ui
+from bench import chat, chat_format, export, markdown, mcp, search, server, ui
 
 SUITES = {
     "markdown": markdown.run,
@@ -14,6 +14,7 @@ SUITES = {
     "chat": chat.run,
     "ui": ui.run,
     "export": export.run,
+    "search": search.run,
 }
 
 

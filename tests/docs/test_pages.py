@@ -66,9 +66,10 @@ async def routes(tmp_path: Path, anyio_backend: str) -> set[str]:
 
 
 def _env_names_read() -> set[str]:
-    """The QUIRE_ variables Quire's code names (the settings' and those a command reads)."""
+    """The QUIRE_ variables Quire's code names (the settings', those a command or a benchmark
+    reads)."""
     names = {setting.env for setting in SETTINGS if setting.env is not None}
-    for folder in ("src/quire", "tests/support", "scripts"):
+    for folder in ("src/quire", "tests/support", "scripts", "bench"):
         for path in (ROOT / folder).rglob("*"):
             if path.is_file() and path.suffix in ("", ".py"):
                 text = path.read_text(encoding="utf-8", errors="replace")

@@ -22,6 +22,7 @@ from quire.services.app import AppServices, open_services
 from quire.services.search import INDEX_FILE, SearchService
 from quire.settings.model import Settings
 from quire.vault.workspaces import Workspaces
+from tests.support.machines import machine_under
 
 pytestmark = pytest.mark.anyio
 
@@ -124,7 +125,9 @@ async def test_a_save_in_quire_is_searchable_when_the_save_returns(tmp_path: Pat
     folder = tmp_path / "notes"
     note = write(folder / "draft.md", "# Draft\n\nold words\n").resolve()
     settings = Settings(workspaces=(folder,), state_dir=tmp_path / "state")
-    async with open_services(settings, token="t" * 64, clock=lambda: 0) as services:
+    async with open_services(
+        settings, token="t" * 64, clock=lambda: 0, machine=machine_under(tmp_path)
+    ) as services:
         search = require_search(services)
         with anyio.fail_after(WAIT_S):
             await search.built.wait()

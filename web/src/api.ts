@@ -14,9 +14,23 @@ export type WindowInfo = Schemas["Window"];
 export type RecentDocument = Schemas["RecentDocument"];
 export type Rendered = Schemas["RenderedDocument"];
 export type Review = Schemas["ReviewRecord"];
-export type SearchLine = Schemas["SearchLine"];
-export type SearchResult = Schemas["SearchResult"];
-export type SearchAnswer = Schemas["SearchAnswer"];
+export type SearchMode = Schemas["SearchPage"]["mode"];
+/** One file that matches a search (or a title that fits quick open's query); each match in
+ * `snippet` is wrapped in U+0002 … U+0003 (see snippets.ts). */
+export type SearchHit = Schemas["SearchHit"];
+export type Unreadable = Schemas["Unreadable"];
+/** One page of a search: one hit per file; `nextCursor` asks for the next page. */
+export type SearchPage = Schemas["SearchPage"];
+export type Backlink = Schemas["Backlink"];
+export type Backlinks = Schemas["Backlinks"];
+export type Titles = Schemas["Titles"];
+
+export interface SearchOptions {
+  mode?: SearchMode;
+  cursor?: string | null;
+  limit?: number;
+}
+
 export type AgentState = Schemas["AgentStatus"]["state"];
 export type AgentInfo = Schemas["AgentStatus"];
 export type HookInfo = Schemas["HookStatus"];
@@ -136,6 +150,14 @@ export const api = {
   agents: () => get<AgentsOverview>("/api/agents"),
   connectAgent: (id: string) => post<Outcome>(`/api/agents/${q(id)}/connect`, {}),
   changeHook: (chat: boolean, remove: boolean) => post<Outcome>("/api/agents/hook", { chat, remove }),
-  search: (query: string, limit = 50) => get<SearchAnswer>(`/api/search?q=${q(query)}&limit=${limit}`),
+  search: (query: string, { mode = "grep", cursor = null, limit = 50 }: SearchOptions = {}) =>
+    get<SearchPage>(
+      `/api/search?q=${q(query)}&mode=${mode}&limit=${limit}${cursor ? `&cursor=${q(cursor)}` : ""}`,
+    ),
+  backlinks: (path: string) => get<Backlinks>(`/api/backlinks?path=${q(path)}`),
+  async titles(query: string, limit = 40): Promise<SearchHit[]> {
+    const data = await get<Titles | SearchHit[]>(`/api/titles?q=${q(query)}&limit=${limit}`);
+    return Array.isArray(data) ? data : data.hits;
+  },
 };
 

@@ -27,6 +27,7 @@ from quire.api.documents import (
     StreamPreview,
 )
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
+from quire.api.search import Backlinks, Reindexed, SearchPage, Titles
 from quire.api.windows import (
     FilePage,
     Presented,
@@ -35,7 +36,6 @@ from quire.api.windows import (
     WorkspaceFile,
     WorkspaceList,
 )
-from quire.api.search import Backlinks, Reindexed, SearchPage, Titles
 from quire.client.answers import decode_answer, error_from_answer, parse_answer
 from quire.client.refused_token import token_refused_message
 from quire.client.wire import (

@@ -1,21 +1,24 @@
 // The command palette (Ctrl/Cmd+K): open a file by name, switch view, present, save, search
-// the documents, open the settings. Typing filters files and commands together; `>` shows only
-// commands; "Search documents for …" lists the matching lines.
+// the documents, open the settings. Quick open asks the server's index for titles and paths
+// (ranked, recent documents first; the recent ones alone when nothing is typed); `>` shows only
+// commands; "Search documents for …" lists the matching files with their snippets.
 
 import { useSignal } from "@preact/signals";
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
-import { api, type SearchAnswer } from "../api";
+import { api, type SearchHit, type SearchPage } from "../api";
 import { chatOpen, leaveChats, openChats } from "../chat/chatState";
 import { openExportDialog } from "../exporting";
-import { title } from "../paths";
+import { baseName, title } from "../paths";
+import { plain } from "../snippets";
 import {
   activeTab,
   closeTab,
   drawerOpen,
-  files,
   openPath,
   paletteOpen,
   present,
+  recents,
+  refreshRecents,
   save,
   setView,
   settingsOpen,
@@ -52,6 +55,20 @@ export function fuzzy(query: string, text: string): number {
     position = found + 1;
   }
   return score - t.length / 100;
+}
+
+const TITLES_PAUSE_MS = 60;
+const RECENT_SHOWN = 8;
+
+/** `hits` with the recently opened documents first, each group in the server's order. */
+export function recentFirst(hits: SearchHit[], recent: string[]): SearchHit[] {
+  const rank = new Map(recent.map((path, index) => [path, index]));
+  const seen = hits.filter((hit) => rank.has(hit.path)).sort((a, b) => rank.get(a.path)! - rank.get(b.path)!);
+  return [...seen, ...hits.filter((hit) => !rank.has(hit.path))];
+}
+
+function fileItem(path: string, label: string, detail: string): Item {
+  return { id: `file-${path}`, label, detail, icon: "file", run: () => void openPath(path) };
 }
 
 /** Show the sidebar and put the cursor in its search box. */
@@ -116,19 +133,43 @@ function commands(): Item[] {
 export function CommandPalette() {
   const query = useSignal("");
   const selected = useSignal(0);
-  const hits = useSignal<SearchAnswer | null>(null);
+  const hits = useSignal<SearchPage | null>(null);
+  const titles = useSignal<{ needle: string; hits: SearchHit[] } | null>(null);
   const input = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLUListElement>(null);
   const open = paletteOpen.value;
+  const typed = query.value.trim();
+  const asked = typed.startsWith(">") ? "" : typed;
 
   useLayoutEffect(() => {
     if (open) {
       query.value = "";
       selected.value = 0;
       hits.value = null;
+      titles.value = null;
       input.current?.focus();
+      void refreshRecents();
     }
   }, [open]);
+
+  useEffect(() => {
+    if (!open || !asked) return;
+    let current = true;
+    const timer = window.setTimeout(() => {
+      api
+        .titles(asked, 40)
+        .then((found) => {
+          if (current) titles.value = { needle: asked, hits: found };
+        })
+        .catch((error: unknown) => {
+          if (current) toast(error instanceof Error ? error.message : String(error), "error");
+        });
+    }, TITLES_PAUSE_MS);
+    return () => {
+      current = false;
+      window.clearTimeout(timer);
+    };
+  }, [open, asked]);
 
   useEffect(() => {
     list.current?.querySelector(".selected")?.scrollIntoView({ block: "nearest" });
@@ -142,16 +183,14 @@ export function CommandPalette() {
 
   let items: Item[];
   if (hits.value) {
-    items = hits.value.results.flatMap((result) =>
-      result.lines.map(
-        (line): Item => ({
-          id: `hit-${result.path}-${line.line}`,
-          label: result.title || title(result.path),
-          detail: `line ${line.line} · ${line.text}`,
-          icon: "search",
-          run: () => void openPath(result.path, undefined, line.line),
-        }),
-      ),
+    items = hits.value.hits.map(
+      (hit): Item => ({
+        id: `hit-${hit.path}`,
+        label: hit.title || title(hit.path),
+        detail: `line ${hit.line} · ${plain(hit.snippet)}`,
+        icon: "search",
+        run: () => void openPath(hit.path, undefined, hit.line),
+      }),
     );
   } else {
     const scoredCommands = commands()
@@ -159,23 +198,19 @@ export function CommandPalette() {
       .filter((entry) => entry.score >= 0)
       .sort((a, b) => b.score - a.score)
       .map((entry) => entry.item);
-    const scoredFiles = onlyCommands
-      ? []
-      : files.value
-          .map((file) => ({ file, score: fuzzy(needle, file.relPath) }))
-          .filter((entry) => entry.score >= 0)
-          .sort((a, b) => b.score - a.score)
-          .slice(0, needle ? 40 : 8)
-          .map(
-            ({ file }): Item => ({
-              id: `file-${file.path}`,
-              label: title(file.relPath.split("/").pop() ?? file.relPath),
-              detail: file.relPath,
-              icon: "file",
-              run: () => void openPath(file.path),
-            }),
-          );
-    items = needle ? [...scoredFiles, ...scoredCommands] : [...scoredCommands, ...scoredFiles];
+    const recentPaths = recents.value.map((entry) => entry.path);
+    let scoredFiles: Item[] = [];
+    if (onlyCommands) scoredFiles = [];
+    else if (!needle) {
+      scoredFiles = recents.value
+        .slice(0, RECENT_SHOWN)
+        .map((entry) => fileItem(entry.path, title(entry.fileName || entry.path), `recent · ${baseName(entry.path)}`));
+    } else if (titles.value?.needle === needle) {
+      scoredFiles = recentFirst(titles.value.hits, recentPaths).map((hit) =>
+        fileItem(hit.path, hit.title || title(hit.path), hit.relPath),
+      );
+    }
+    items = [...scoredFiles, ...scoredCommands];
     if (needle && !onlyCommands) {
       items.push({
         id: "search-text",

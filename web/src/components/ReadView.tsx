@@ -10,6 +10,7 @@ import { metrics } from "../metrics";
 import { isMarkdown, resolveLink } from "../paths";
 import { blockOfLine, lineOfBlock, onLeave, rememberedLine, rememberLine, topBlock } from "../scroll";
 import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask } from "../state";
+import { Backlinks } from "./Backlinks";
 
 const sources = new WeakMap<Node, string>();
 const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
@@ -317,6 +318,7 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
         </div>
       ) : null}
       <article class="markdown-body read-content" ref={content} onClick={onClick} />
+      {presenting || state.value !== "ready" ? null : <Backlinks path={tab.path} />}
     </div>
   );
 }

@@ -1,15 +1,29 @@
-// The sidebar's search: the server's word search over the workspaces, as you type. Each file
-// shows its first matching lines; a click opens the document at that line.
+// The sidebar's search: the server's index over the workspaces, as you type. One row per file
+// with the snippet around its first match (matches marked), a mode toggle (exact text or every
+// word, ranked), and "More" for the next page. A click opens the document at that line.
 
 import { useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
-import { api, type SearchAnswer } from "../api";
-import { locate, title } from "../paths";
-import { files, openPath } from "../state";
+import { api, type SearchMode, type SearchPage } from "../api";
+import { baseName, title } from "../paths";
+import { pieces } from "../snippets";
+import { openPath } from "../state";
 import { Icon } from "./Icons";
 
-const TYPING_PAUSE_MS = 220;
+const TYPING_PAUSE_MS = 150;
+const MODE_KEY = "quire.search.mode";
+const MODES: { mode: SearchMode; label: string; hint: string }[] = [
+  { mode: "grep", label: "Text", hint: "Exact text, ignoring case" },
+  { mode: "words", label: "Words", hint: "Every word, in any order, best matches first" },
+];
 
+function storedMode(): SearchMode {
+  try {
+    return localStorage.getItem(MODE_KEY) === "words" ? "words" : "grep";
+  } catch {
+    return "grep";
+  }
+}
 /** `text` with the first occurrence of `query` (ignoring case) marked. */
 export function Highlight({ text, query }: { text: string; query: string }) {
   const index = query ? text.toLowerCase().indexOf(query.toLowerCase()) : -1;
@@ -23,15 +37,19 @@ export function Highlight({ text, query }: { text: string; query: string }) {
   );
 }
 
+/** A snippet from the server, its marked matches in <mark> (rendered as text, never HTML). */
+export function Snippet({ text }: { text: string }) {
+  return <>{pieces(text).map((piece, index) => (piece.marked ? <mark key={index}>{piece.text}</mark> : piece.text))}</>;
+}
+
 function plural(count: number, word: string): string {
   return `${count.toLocaleString()} ${word}${count === 1 ? "" : "s"}`;
 }
 
-function summary(answer: SearchAnswer): string {
-  const shown = answer.results.length;
-  const lines = answer.results.reduce((sum, result) => sum + result.matches, 0);
-  const filesPart = answer.total > shown ? `${shown} of ${plural(answer.total, "file")}` : plural(shown, "file");
-  return shown === 0 ? "No results" : `${filesPart} · ${plural(lines, "line")}`;
+function summary(page: SearchPage): string {
+  const shown = page.hits.length;
+  if (shown === 0) return "No results";
+  return `${plural(shown, "file")}${page.truncated ? " and more" : ""}`;
 }
 
 /** Move the focus between the results with the arrow keys. */
@@ -49,46 +67,45 @@ function onResultsKey(event: KeyboardEvent): void {
   }
 }
 
-function Results({ answer, query }: { answer: SearchAnswer; query: string }) {
-  if (answer.results.length === 0) {
-    return <p class="side-empty">No document holds “{answer.query}”.</p>;
+function Results({ page }: { page: SearchPage }) {
+  if (page.hits.length === 0) {
+    return <p class="side-empty">No document holds “{page.query}”.</p>;
   }
   return (
     <ul class="search-list">
-      {answer.results.map((result) => {
-        const where = locate(result.path, files.value);
-        const folder = where.folders[where.folders.length - 1] ?? where.workspace ?? "";
-        const more = result.matches - result.lines.length;
+      {page.hits.map((hit) => {
+        const folders = hit.relPath.split("/").slice(0, -1);
+        const folder = folders[folders.length - 1] ?? baseName(hit.workspace);
+        const name = hit.title || title(hit.path);
+        const more = (hit.matches ?? 1) - 1;
         return (
-          <li key={result.path} class="search-file">
+          <li key={hit.path} class="search-file" data-path={hit.path}>
             <button
               class="search-file-row"
               data-search-item
-              onClick={() => void openPath(result.path, undefined, result.lines[0]?.line)}
-              title={result.path}
+              onClick={() => void openPath(hit.path, undefined, hit.line)}
+              title={hit.path}
             >
               <Icon name="file" size={13} class="tree-icon" />
-              <span class="tree-label">{result.title || title(result.path)}</span>
+              <span class="tree-label">{name}</span>
               <span class="row-hint">{folder}</span>
             </button>
             <ul>
-              {result.lines.map((line) => (
-                <li key={line.line}>
-                  <button
-                    class="search-hit"
-                    data-search-item
-                    data-line={line.line}
-                    onClick={() => void openPath(result.path, undefined, line.line)}
-                    title={`Open ${result.title || title(result.path)} at line ${line.line}`}
-                  >
-                    <span class="hit-line">{line.line}</span>
-                    <span class="hit-snippet">
-                      <Highlight text={line.text} query={query} />
-                    </span>
-                  </button>
-                </li>
-              ))}
-              {more > 0 ? <li class="hit-more">and {plural(more, "more line")}</li> : null}
+              <li>
+                <button
+                  class="search-hit"
+                  data-search-item
+                  data-line={hit.line}
+                  onClick={() => void openPath(hit.path, undefined, hit.line)}
+                  title={`Open ${name} at line ${hit.line}`}
+                >
+                  <span class="hit-line">{hit.line}</span>
+                  <span class="hit-snippet">
+                    <Snippet text={hit.snippet} />
+                  </span>
+                </button>
+              </li>
+              {more > 0 ? <li class="hit-more">and {plural(more, "more match")}</li> : null}
             </ul>
           </li>
         );
@@ -97,10 +114,23 @@ function Results({ answer, query }: { answer: SearchAnswer; query: string }) {
   );
 }
 
+function Unread({ page }: { page: SearchPage }) {
+  if (!page.note && page.unreadable.length === 0) return null;
+  const names = page.unreadable.map((file) => `${file.path.split("/").pop() ?? file.path} (${file.reason})`);
+  return (
+    <p class="search-note">
+      <Icon name="alert" size={13} />{" "}
+      <span>{page.note ?? `Not searched: ${names.join("; ")}`}</span>
+    </p>
+  );
+}
+
 export function SearchPanel() {
   const query = useSignal("");
-  const answer = useSignal<SearchAnswer | null>(null);
+  const mode = useSignal<SearchMode>(storedMode());
+  const answer = useSignal<SearchPage | null>(null);
   const busy = useSignal(false);
+  const loadingMore = useSignal(false);
   const error = useSignal("");
   const input = useRef<HTMLInputElement>(null);
   const serial = useRef(0);
@@ -125,6 +155,7 @@ export function SearchPanel() {
     answer.value = null;
     error.value = "";
     busy.value = false;
+    loadingMore.value = false;
   };
 
   const run = async (text: string) => {
@@ -136,7 +167,7 @@ export function SearchPanel() {
     }
     busy.value = true;
     try {
-      const found = await api.search(text.trim());
+      const found = await api.search(text.trim(), { mode: mode.value });
       if (mine !== serial.current) return;
       answer.value = found;
       error.value = "";
@@ -147,6 +178,34 @@ export function SearchPanel() {
     } finally {
       if (mine === serial.current) busy.value = false;
     }
+  };
+
+  const more = async () => {
+    const page = answer.value;
+    if (!page?.nextCursor || loadingMore.value) return;
+    const mine = serial.current;
+    loadingMore.value = true;
+    try {
+      const next = await api.search(page.query, { mode: page.mode, cursor: page.nextCursor });
+      if (mine !== serial.current) return;
+      const seen = new Set(page.hits.map((hit) => hit.path));
+      answer.value = { ...next, hits: [...page.hits, ...next.hits.filter((hit) => !seen.has(hit.path))] };
+    } catch (caught) {
+      if (mine === serial.current) error.value = caught instanceof Error ? caught.message : String(caught);
+    } finally {
+      if (mine === serial.current) loadingMore.value = false;
+    }
+  };
+
+  const choose = (chosen: SearchMode) => {
+    if (chosen === mode.value) return;
+    mode.value = chosen;
+    try {
+      localStorage.setItem(MODE_KEY, chosen);
+    } catch {
+      // A browser without storage keeps the mode for this page only.
+    }
+    if (query.value.trim()) void run(query.value);
   };
 
   const shown = answer.value;
@@ -163,9 +222,7 @@ export function SearchPanel() {
             query.value = event.currentTarget.value;
             window.clearTimeout(timer.current);
             if (!query.value.trim()) clear();
-            else if (query.value.trim().length >= 2) {
-              timer.current = window.setTimeout(() => void run(query.value), TYPING_PAUSE_MS);
-            }
+            else timer.current = window.setTimeout(() => void run(query.value), TYPING_PAUSE_MS);
           }}
           onKeyDown={(event) => {
             if (event.key === "Enter") void run(query.value);
@@ -195,18 +252,33 @@ export function SearchPanel() {
           </kbd>
         )}
       </label>
+      <div class="search-modes" role="group" aria-label="Search mode">
+        {MODES.map((entry) => (
+          <button
+            key={entry.mode}
+            class={`search-mode ${mode.value === entry.mode ? "active" : ""}`}
+            aria-pressed={mode.value === entry.mode}
+            title={entry.hint}
+            onClick={() => choose(entry.mode)}
+          >
+            {entry.label}
+          </button>
+        ))}
+      </div>
       {error.value ? <p class="side-empty error">{error.value}</p> : null}
       {shown ? (
         <div class="search-results scroll-quiet" onKeyDown={onResultsKey} aria-label="Search results" role="region">
           <header class="side-heading">
             <span>{summary(shown)}</span>
+            <span class="row-hint search-indexed">{shown.indexed.toLocaleString()} indexed</span>
           </header>
-          <Results answer={shown} query={shown.query} />
-          {shown.note ? (
-            <p class="search-note">
-              <Icon name="alert" size={13} /> {shown.note}
-            </p>
+          <Results page={shown} />
+          {shown.truncated && shown.nextCursor ? (
+            <button class="search-more" data-search-item onClick={() => void more()} disabled={loadingMore.value}>
+              {loadingMore.value ? "Loading…" : "More results"}
+            </button>
           ) : null}
+          <Unread page={shown} />
         </div>
       ) : null}
     </div>
