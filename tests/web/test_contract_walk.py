@@ -92,6 +92,10 @@ async def test_every_operation_answers_with_its_model(
     await get("/api/files")
     await get("/api/workspaces")
     await get("/api/search", params={"q": "plan"})
+    await get("/api/search", params={"q": "plan", "mode": "words"})
+    await get("/api/backlinks", params={"path": str(note)})
+    await get("/api/titles", params={"q": "pla"})
+    await post("/api/search/reindex")
 
     review = (await post("/api/reviews", {"content": "# Approve me"})).json()["reviewId"]
     await get("/api/reviews/active")

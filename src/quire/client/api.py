@@ -261,22 +261,22 @@ class QuireApi:
             params["cursor"] = cursor
         if workspace is not None:
             params["workspace"] = workspace
-        data = await self.call("GET", "/api/search", params=params)
+        data = await self.call_bytes("GET", "/api/search", params=params)
         return parse_answer(SearchPage, data, self._info.url)
 
     async def backlinks(self, path: str) -> Backlinks:
         """The notes linking to the document at ``path``."""
-        data = await self.call("GET", "/api/backlinks", params={"path": path})
+        data = await self.call_bytes("GET", "/api/backlinks", params={"path": path})
         return parse_answer(Backlinks, data, self._info.url)
 
     async def titles(self, query: str, limit: int = 50) -> Titles:
         """Quick open: documents by title or path."""
-        data = await self.call("GET", "/api/titles", params={"q": query, "limit": limit})
+        data = await self.call_bytes("GET", "/api/titles", params={"q": query, "limit": limit})
         return parse_answer(Titles, data, self._info.url)
 
     async def reindex(self) -> Reindexed:
         """Rebuild the server's search index from nothing (waits until it is done)."""
-        data = await self.call("POST", "/api/search/reindex", {}, read_seconds=3600.0)
+        data = await self.call_bytes("POST", "/api/search/reindex", {}, read_seconds=3600.0)
         return parse_answer(Reindexed, data, self._info.url)
 
     async def annotations(self, path: str) -> FileAnnotations:
