@@ -44,11 +44,11 @@ class ExportApi:
                 "paper": paper,
             }
         )
-        data = await self._api.call("POST", "/api/export", body, read_seconds=EXPORT_SECONDS)
+        data = await self._api.call_bytes("POST", "/api/export", body, read_seconds=EXPORT_SECONDS)
         return parse_answer(ExportResult, data, self._api.info.url)
 
     async def dialog(self, format: ExportFormat, path: str | None = None) -> ExportDialogOpened:
         """Open the export dialog in the person's window (for the open document by default)."""
         body = _without_none({"path": path, "format": format})
-        data = await self._api.call("POST", "/api/export/dialog", body)
+        data = await self._api.call_bytes("POST", "/api/export/dialog", body)
         return parse_answer(ExportDialogOpened, data, self._api.info.url)

@@ -23,10 +23,6 @@ MAX_MESSAGE = 512 * 1024 * 1024
 """The longest message read (a printed PDF comes back whole, base64-encoded)."""
 
 
-class CdpError(ExportFailed):
-    """The browser answered a call with an error."""
-
-
 class Connection:
     """One pipe to one browser process: ``call`` a method, ``listen`` to a session's events."""
 
@@ -47,7 +43,7 @@ class Connection:
     async def call(
         self, method: str, params: Message | None = None, *, session: str | None = None
     ) -> Message:
-        """Send ``method`` and return its result; CdpError with the browser's message."""
+        """Send ``method`` and return its result; ExportFailed with the browser's message."""
         if self._closed is not None:
             raise ExportFailed(self._closed)
         self._next_id += 1
@@ -60,7 +56,7 @@ class Connection:
         answer = await future
         if "error" in answer:
             error = answer["error"]
-            raise CdpError(f"The browser refused {method}: {error.get('message', error)}.")
+            raise ExportFailed(f"The browser refused {method}: {error.get('message', error)}.")
         result: Message = answer.get("result", {})
         return result
 
