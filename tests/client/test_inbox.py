@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from quire.client.inbox import discard, inbox_folder, read_piped_document, save_to_inbox
+from quire.client.inbox import discard, read_piped_document, save_to_inbox
+from quire.core.state import inbox_folder
 from quire.core.errors import FileTooLarge, InvalidArgument, NotUtf8, StorageFailed
 from quire.core.limits import MAX_DOCUMENT_BYTES
 

@@ -13,7 +13,9 @@ import pytest
 from quire.core.errors import FileMissing, FileTooLarge, InvalidArgument, PathRefused, StorageFailed
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.fs import atomic
-from quire.fs.safeio import write_atomic, write_document
+from quire.fs import documents
+from quire.fs.folders import AllowedFolders
+from quire.fs.safeio import write_atomic
 
 IS_ROOT = os.geteuid() == 0
 
@@ -123,9 +125,9 @@ def test_without_overwrite_a_file_that_appears_after_the_check_is_not_replaced(
     path = tmp_path / "notes.md"
     real_link = os.link
 
-    def racer_then_link(source: Path, target: Path) -> None:
+    def racer_then_link(source: str, target: str, **where: object) -> None:
         path.write_text("the racer's", encoding="utf-8")
-        real_link(source, target)
+        real_link(source, target, **where)  # type: ignore[arg-type]
 
     monkeypatch.setattr(os, "link", racer_then_link)
     with pytest.raises(PathRefused, match="already exists"):
@@ -138,7 +140,7 @@ def test_without_overwrite_a_file_that_appears_after_the_check_is_not_replaced(
 def test_without_hard_links_the_new_file_is_created_exclusively(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
 ) -> None:
-    def no_links(source: Path, target: Path) -> None:
+    def no_links(source: str, target: str, **where: object) -> None:
         raise _fail_with(code)
 
     monkeypatch.setattr(os, "link", no_links)
@@ -154,7 +156,7 @@ def test_without_hard_links_a_racer_still_wins(
 ) -> None:
     path = tmp_path / "notes.md"
 
-    def racer_and_no_links(source: Path, target: Path) -> None:
+    def racer_and_no_links(source: str, target: str, **where: object) -> None:
         path.write_text("the racer's", encoding="utf-8")
         raise _fail_with(errno.EPERM)
 
@@ -199,13 +201,11 @@ def test_a_failed_write_leaves_the_target_untouched_and_no_temp(
     path = tmp_path / "notes.md"
     path.write_text("old", encoding="utf-8")
 
-    def fail(*args: object) -> None:
+    def fail(*args: object, **where: object) -> None:
         raise _fail_with(code)
 
     if target == "_write_all":
         monkeypatch.setattr(atomic, "_write_all", fail)
-    elif target == "replace":
-        monkeypatch.setattr(Path, "replace", fail)
     else:
         monkeypatch.setattr(os, target, fail)
     with pytest.raises(StorageFailed, match=f"^Cannot write '{path}': {reason}\\. Nothing was"):
@@ -368,3 +368,7 @@ def test_write_document_refuses_text_it_could_not_read_back(tmp_path: Path) -> N
 def test_write_document_counts_the_limit_in_utf8_bytes(tmp_path: Path) -> None:
     with pytest.raises(FileTooLarge):
         write_document(tmp_path / "big.md", "é" * (MAX_DOCUMENT_BYTES // 2 + 1))
+
+
+def write_document(path: Path, text: str, *, overwrite: bool = True) -> None:
+    documents.write_document(AllowedFolders.whole_disk(), path, text, overwrite=overwrite)

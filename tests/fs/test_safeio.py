@@ -13,8 +13,9 @@ import pytest
 from quire.core.errors import FileMissing, FileTooLarge, NotUtf8, PathRefused, StorageFailed
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.fs import safeio
-from quire.fs.safeio import read_checked_document, read_document, read_regular_bytes
-from quire.fs.sandbox import CheckedDocument, inspect_document
+from quire.fs import documents
+from quire.fs.folders import AllowedFolders
+from quire.fs.safeio import read_regular_bytes
 
 IS_ROOT = os.geteuid() == 0
 
@@ -242,67 +243,5 @@ def test_a_document_at_the_limit_reads_and_one_byte_more_is_too_large(tmp_path: 
         read_document(path)
 
 
-def _checked(tmp_path: Path) -> CheckedDocument:
-    document = tmp_path / "notes.md"
-    document.write_text("checked", encoding="utf-8")
-    return inspect_document(document)
-
-
-def test_the_checked_file_is_read_when_nothing_changed(tmp_path: Path) -> None:
-    checked = _checked(tmp_path)
-    (tmp_path / "notes.md").write_text("edited in place", encoding="utf-8")
-    assert read_checked_document(checked) == b"edited in place"
-
-
-def test_a_file_swapped_for_a_symlink_after_the_check_is_refused(tmp_path: Path) -> None:
-    checked = _checked(tmp_path)
-    (tmp_path / "secret.md").write_text("secret", encoding="utf-8")
-    (tmp_path / "swap").symlink_to(tmp_path / "secret.md")
-    (tmp_path / "swap").replace(tmp_path / "notes.md")
-    with pytest.raises(PathRefused, match=r"replaced .* between the check and the read"):
-        read_checked_document(checked)
-
-
-def test_a_file_swapped_for_another_file_after_the_check_is_refused(tmp_path: Path) -> None:
-    checked = _checked(tmp_path)
-    (tmp_path / "other.md").write_text("other", encoding="utf-8")
-    (tmp_path / "other.md").replace(tmp_path / "notes.md")
-    with pytest.raises(PathRefused, match="between the check and the read"):
-        read_checked_document(checked)
-
-
-def test_a_folder_swapped_for_a_link_after_the_check_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "dir").mkdir()
-    (tmp_path / "elsewhere").mkdir()
-    (tmp_path / "dir" / "notes.md").write_text("mine", encoding="utf-8")
-    (tmp_path / "elsewhere" / "notes.md").write_text("theirs", encoding="utf-8")
-    checked = inspect_document(tmp_path / "dir" / "notes.md")
-    (tmp_path / "dir").rename(tmp_path / "old")
-    (tmp_path / "dir").symlink_to(tmp_path / "elsewhere")
-    with pytest.raises(PathRefused, match="between the check and the read"):
-        read_checked_document(checked)
-
-
-def test_a_file_removed_after_the_check_is_missing(tmp_path: Path) -> None:
-    checked = _checked(tmp_path)
-    (tmp_path / "notes.md").unlink()
-    with pytest.raises(FileMissing, match="does not exist"):
-        read_checked_document(checked)
-
-
-def test_read_document_refuses_a_swap_inside_its_own_window(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    document = tmp_path / "notes.md"
-    document.write_text("mine", encoding="utf-8")
-    (tmp_path / ".env").write_text("TOKEN=1", encoding="utf-8")
-
-    def check_then_swap(path: Path, *, verb: str = "read") -> CheckedDocument:
-        checked = inspect_document(path, verb=verb)
-        (tmp_path / "swap").symlink_to(tmp_path / ".env")
-        (tmp_path / "swap").replace(document)
-        return checked
-
-    monkeypatch.setattr(safeio, "inspect_document", check_then_swap)
-    with pytest.raises(PathRefused, match="between the check and the read"):
-        read_document(document)
+def read_document(path: Path) -> str:
+    return documents.read_document(AllowedFolders.whole_disk(), path)[1]

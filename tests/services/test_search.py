@@ -16,7 +16,8 @@ import pytest
 from quire.api.search import SearchPage
 from quire.core.errors import InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
-from quire.fs.safeio import read_document
+from quire.fs.documents import FoundFile, read_document
+from quire.fs.folders import AllowedFolders
 from quire.search import index as index_module
 from quire.services.app import AppServices, open_services
 from quire.services.search import INDEX_FILE, SearchService
@@ -154,12 +155,12 @@ async def test_a_search_during_the_first_build_says_how_far_it_got(
     real = read_document
     reads = 0
 
-    def slow_read(path: Path) -> str:
+    def slow_read(folders: AllowedFolders, path: Path) -> tuple[FoundFile, str]:
         nonlocal reads
         reads += 1
         if reads > 5:
             gate.wait(WAIT_S)
-        return real(path)
+        return real(folders, path)
 
     monkeypatch.setattr(index_module, "read_document", slow_read)
     async with SearchService(Workspaces([workspace]), tmp_path / INDEX_FILE) as search:
@@ -198,14 +199,14 @@ async def test_the_adversarial_vault_is_indexed_by_the_walkers_rules(
     read: list[Path] = []
     real = read_document
 
-    def watched_read(path: Path) -> str:
+    def watched_read(folders: AllowedFolders, path: Path) -> tuple[FoundFile, str]:
         read.append(path)
         if path == vanishing:
             path.unlink()
-        text = real(path)
+        found = real(folders, path)
         if path == changing:
             path.write_text("needle after the change\n", encoding="utf-8")
-        return text
+        return found
 
     monkeypatch.setattr(index_module, "read_document", watched_read)
     async with SearchService(Workspaces([workspace]), tmp_path / INDEX_FILE) as search:

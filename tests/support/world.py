@@ -148,7 +148,6 @@ async def open_world(
     workspace: Path,
     *,
     clock: FakeClock | None = None,
-    single_user: bool = True,
     keep: int | None = None,
 ) -> AsyncIterator[World]:
     """The services over ``db`` serving ``workspace``, the reviews' deadline timer running;
@@ -157,9 +156,9 @@ async def open_world(
     sleep = FakeSleep(clock)
     timer = FakeTimer(clock)
     bus = RecordingBus()
-    documents = LiveDocuments(db, bus, clock=clock)
     workspaces = Workspaces([workspace])
-    windows = Windows(db, bus, documents, workspaces, clock=clock, single_user=single_user)
+    documents = LiveDocuments(db, bus, folders=workspaces.openable, clock=clock)
+    windows = Windows(db, bus, documents, workspaces, clock=clock)
     if keep is None:
         reviews = Reviews(db, bus, windows, documents, clock=clock, sleep=sleep, timer=timer)
     else:

@@ -32,10 +32,11 @@ from quire.cli.output import fail, reports_errors, to_jsonable
 from quire.client.chat_wait import WaitRequest, wait_for_messages
 from quire.client.chats import ChatApi
 from quire.client.connection import ServerLink
-from quire.core.errors import InvalidArgument, QuireError
+from quire.core.errors import InvalidArgument, PathRefused, QuireError
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.paths import expand_path
-from quire.fs.safeio import read_regular_bytes
+from quire.fs.documents import ANY_FILE, read_file
+from quire.fs.folders import AllowedFolders
 
 EXIT_TIMEOUT = 2
 EXIT_GONE = 3
@@ -176,14 +177,28 @@ def post_command(
     _run(work)
 
 
+def _read_file_option(file: str) -> bytes:
+    """The bytes of ``--file``: a regular file that is not a dotfile nor in a hidden folder,
+    read as every reader reads (no swapped-in link followed, at most 16 MiB)."""
+    path = expand_path(file, cwd=Path.cwd(), home=Path.home(), argument="--file")
+    folders = AllowedFolders.whole_disk(hidden_folders=False)
+    try:
+        _found, data = read_file(folders, path, kind=ANY_FILE)
+    except PathRefused as refused:
+        raise refused.with_message(
+            f"{refused} Hidden files often hold secrets, so --file does not read them; pass "
+            "a copy of the text from a file that is not hidden."
+        ) from None
+    return data
+
+
 def _message_body(message: str | None, file: str | None) -> str:
     if message is not None and file is not None:
         raise InvalidArgument(
             "Pass the message as an argument or with --file, not both.", argument="--file"
         )
     if file is not None:
-        path = expand_path(file, cwd=Path.cwd(), home=Path.home(), argument="--file")
-        return _decoded(read_regular_bytes(path, limit=MAX_DOCUMENT_BYTES, what="--file"), file)
+        return _decoded(_read_file_option(file), file)
     if message == "-":
         data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
         if len(data) > MAX_DOCUMENT_BYTES:
@@ -342,8 +357,7 @@ def avatar_command(
         )
     svg = None
     if file is not None:
-        path = expand_path(file, cwd=Path.cwd(), home=Path.home(), argument="--file")
-        svg = _decoded(read_regular_bytes(path, limit=MAX_DOCUMENT_BYTES, what="--file"), file)
+        svg = _decoded(_read_file_option(file), file)
 
     async def work(link: ServerLink, invocation: Invocation) -> None:
         api, folder = await resolve_workspace(link, invocation, workspace)

@@ -13,7 +13,8 @@ import click
 
 from quire.cli.output import echo_json, reports_errors, to_jsonable
 from quire.core.paths import expand_path
-from quire.fs.safeio import read_document
+from quire.fs.documents import read_document
+from quire.fs.folders import AllowedFolders
 from quire.markdown.diff import unified_diff
 from quire.markdown.metadata import Metadata, export_metadata
 from quire.markdown.render import render
@@ -26,8 +27,8 @@ AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON o
 
 def _read(raw: str, argument: str = "FILE") -> tuple[Path, str]:
     path = expand_path(raw, cwd=Path.cwd(), home=Path.home(), argument=argument)
-    resolved = path.resolve()
-    return resolved, read_document(path)
+    found, text = read_document(AllowedFolders.whole_disk(), path)
+    return found.path, text
 
 
 @click.command("text")

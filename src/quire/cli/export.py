@@ -42,8 +42,9 @@ from quire.core.errors import (
 )
 from quire.core.paths import expand_path
 from quire.core.state import state_folder
+from quire.fs.documents import find_file
 from quire.fs.folders import AllowedFolders
-from quire.fs.sandbox import check_document, is_document_name
+from quire.fs.sandbox import is_document_name
 from quire.fs.walk import walk_tree
 from quire.settings.model import export_browser
 
@@ -185,7 +186,7 @@ async def run_jobs(
 
 
 def _check_input(source: Path, folders: AllowedFolders) -> None:
-    check_document(folders.check(source, verb="export"), verb="export")
+    find_file(folders, source, verb="export")
 
 
 def _make_parent(output: Path, folders: AllowedFolders) -> None:

@@ -27,13 +27,14 @@ from quire.cli.arguments import (
 from quire.cli.launch import document_link, open_browser
 from quire.cli.output import fail
 from quire.client.connection import ServerLink
-from quire.client.inbox import discard, inbox_folder, read_piped_document, save_to_inbox
+from quire.client.inbox import discard, read_piped_document, save_to_inbox
 from quire.client.opening import Shown, show_document, window_url
 from quire.core.errors import QuireError, ServerFailed, ServerUnreachable, TokenRefused
 from quire.core.paths import expand_path
-from quire.core.state import state_folder
+from quire.core.state import inbox_folder, state_folder
 from quire.core.views import OpenMode
-from quire.fs.sandbox import check_document
+from quire.fs.documents import find_file
+from quire.fs.folders import AllowedFolders
 
 STDIN = "-"
 TERMINAL_HINT = (
@@ -192,7 +193,7 @@ def _open(ctx: click.Context, arguments: OpenArguments) -> None:
                     "file inside it.",
                     ctx,
                 )
-            path = check_document(expanded, verb="open")
+            path = find_file(AllowedFolders.whole_disk(), expanded, verb="open").path
     except QuireError as err:
         _fail(str(err))
     link = document_link(

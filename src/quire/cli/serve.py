@@ -74,10 +74,18 @@ def wall_clock_ms() -> int:
     metavar="URL",
     help="Database URL, e.g. postgresql://user@host/quire (default SQLite in the state folder).",
 )
+@click.option(
+    "--allow",
+    "allow",
+    metavar="DIR",
+    multiple=True,
+    help="Also open, present and review documents in DIR (not listed or searched); repeatable.",
+)
 @click.option("--no-browser", is_flag=True, help="Do not open the login URL in a browser.")
 @reports_errors
 def serve_command(
     dirs: tuple[str, ...],
+    allow: tuple[str, ...],
     host: str | None,
     port: int | None,
     state_dir: str | None,
@@ -94,6 +102,7 @@ def serve_command(
     """
     flags: dict[str, object | None] = {
         "workspaces": dirs or None,
+        "allowed_folders": allow or None,
         "host": host,
         "port": port,
         "state_dir": state_dir,

@@ -13,7 +13,8 @@ from typing import Any
 
 from quire.core.errors import QuireError
 from quire.core.paths import expand_path
-from quire.fs.sandbox import check_document
+from quire.fs.documents import find_file
+from quire.fs.folders import AllowedFolders
 
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 """The most of a hook payload read from stdin; a longer one is ignored."""
@@ -49,7 +50,8 @@ def written_document(payload: bytes, *, cwd: Path, home: Path) -> Path | None:
     if isinstance(base, str) and Path(base).is_absolute() and "\0" not in base:
         cwd = Path(base)
     try:
-        return check_document(expand_path(raw, cwd=cwd, home=home, argument="file_path"))
+        path = expand_path(raw, cwd=cwd, home=home, argument="file_path")
+        return find_file(AllowedFolders.whole_disk(), path, verb="open").path
     except (QuireError, ValueError, OSError):
         return None
 

@@ -16,16 +16,11 @@ from typing import BinaryIO
 
 from quire.core.errors import FileTooLarge, InvalidArgument, NotUtf8, StorageFailed
 from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.core.state import inbox_folder
 from quire.fs.encoding import decode_utf8
 from quire.fs.oserror import storage_failed
 
-INBOX_NAME = "inbox"
 _CHUNK = 64 * 1024
-
-
-def inbox_folder(state: Path) -> Path:
-    """Where documents read from stdin are kept: ``<state>/inbox``."""
-    return state / INBOX_NAME
 
 
 def read_piped_document(stream: BinaryIO | None, limit: int = MAX_DOCUMENT_BYTES) -> str:

@@ -27,6 +27,14 @@ def state_folder(environ: Mapping[str, str], home: Path) -> Path:
     return home / DEFAULT_STATE_NAME
 
 
+INBOX_NAME = "inbox"
+
+
+def inbox_folder(state: Path) -> Path:
+    """Where documents read from stdin are kept (``quire open -``): ``<state>/inbox``."""
+    return state / INBOX_NAME
+
+
 def sessions_folder(state: Path) -> Path:
     """The conversation memory folder inside the state folder."""
     return state / "sessions"

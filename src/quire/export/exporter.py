@@ -77,7 +77,9 @@ class Exporter:
             raise PathRefused(f"Refusing to write the export over its own document '{target}'.")
         resources = Resources(folders, remote_images)
         made = await self._make(document, format, theme=theme, paper=paper, resources=resources)
-        await anyio.to_thread.run_sync(lambda: publish(target, made.data, overwrite=overwrite))
+        await anyio.to_thread.run_sync(
+            lambda: publish(target, made.data, allowed=folders, overwrite=overwrite)
+        )
         return ExportResult(
             path=str(target),
             format=format,

@@ -16,8 +16,8 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from quire.core.errors import QuireError
+from quire.fs.documents import ANY_FILE, read_file
 from quire.fs.folders import AllowedFolders
-from quire.fs.safeio import read_regular_bytes
 from quire.markdown.render import IMAGE_EXTENSIONS
 
 MAX_RESOURCE_BYTES = 32 * 1024 * 1024
@@ -57,9 +57,10 @@ class Resources:
             )
             return None
         try:
-            return read_regular_bytes(
-                self.allowed.check(path, verb="embed"), limit=MAX_RESOURCE_BYTES, what="image"
+            _found, data = read_file(
+                self.allowed, path, verb="embed", kind=ANY_FILE, limit=MAX_RESOURCE_BYTES
             )
+            return data
         except QuireError as err:
             self._refuse(f"The image '{path}' was left out: {err}")
             return None

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from quire.fs.documents import read_document
 from quire.fs.folders import AllowedFolders
-from quire.fs.safeio import read_document
 from quire.markdown.parser import build_parser, strip_bom
 from quire.markdown.render import render
 
@@ -43,9 +43,8 @@ def read_source(path: Path, allowed: AllowedFolders) -> Source:
 
     Raises PathRefused, FileMissing, FileTooLarge, NotUtf8 or StorageFailed from ``quire.fs``.
     """
-    resolved = allowed.check(path, verb="export")
-    text = read_document(resolved)
-    return source_from_text(resolved, text)
+    found, text = read_document(allowed, path)
+    return source_from_text(found.path, text)
 
 
 def source_from_text(path: Path, text: str) -> Source:

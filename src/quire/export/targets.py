@@ -15,8 +15,8 @@ from pathlib import Path
 
 from quire.api.exports import ExportFormat
 from quire.core.errors import FileMissing, PathRefused
+from quire.fs.documents import ANY_FILE, write_file
 from quire.fs.folders import AllowedFolders
-from quire.fs.safeio import write_atomic
 from quire.fs.sandbox import file_kind, is_dotfile_name
 
 EXTENSIONS: dict[ExportFormat, tuple[str, ...]] = {
@@ -67,14 +67,15 @@ def check_output(
     return final
 
 
-def publish(path: Path, data: bytes, *, overwrite: bool) -> None:
+def publish(path: Path, data: bytes, *, allowed: AllowedFolders, overwrite: bool) -> None:
     """Write ``data`` at ``path`` atomically: a reader sees the old file or the new one whole.
 
-    Without ``overwrite`` a file that appeared at ``path`` since the check is not replaced
-    (PathRefused); with it, the directory entry is replaced, so another hard link to the old
-    file keeps the old bytes.
+    The folder is reached again from the allowed folder's descriptor, so one swapped for a link
+    since the check is not followed. Without ``overwrite`` a file that appeared at ``path``
+    since the check is not replaced (PathRefused); with it, the directory entry is replaced, so
+    another hard link to the old file keeps the old bytes.
     """
-    write_atomic(path, data, overwrite=overwrite)
+    write_file(allowed, path, data, kind=ANY_FILE, overwrite=overwrite, verb="write the export to")
 
 
 def _check_name(target: Path, format: ExportFormat) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from quire.core.errors import FileMissing, FileTooLarge, InvalidArgument, PathRefused
 from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.fs.oserror import storage_failed
-from quire.fs.sandbox import document_rule, file_kind, is_document_name
+from quire.fs.sandbox import file_kind
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _DEFAULT_MODE = 0o644
@@ -29,118 +29,132 @@ def write_atomic(
 ) -> None:
     """Write ``data`` to ``path`` atomically: readers see the old file or the new, never half.
 
+    For Quire's own files (state, settings); a user's file is written through
+    ``quire.fs.documents`` from the folder's descriptor. Opens ``path``'s folder and does what
+    :func:`write_at` says there.
+    """
+    if not path.is_absolute():
+        raise ValueError(f"path must be absolute, got {path!r}")
+    payload = encode_text(data, path)
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise _write_failed(exc, path) from None
+    try:
+        write_at(folder, path.name, payload, overwrite=overwrite, mode=mode, shown=path)
+    finally:
+        os.close(folder)
+
+
+def write_at(
+    folder: int,
+    name: str,
+    payload: bytes,
+    *,
+    overwrite: bool,
+    mode: int | None = None,
+    shown: Path,
+) -> None:
+    """Write ``payload`` as ``name`` in the open folder ``folder``, atomically.
+
     The bytes go to a new dotfile temp in the same folder (O_EXCL, O_NOFOLLOW), are fsynced,
-    then renamed over ``path``; the folder is fsynced after. A symlink at ``path`` is replaced,
-    never written through. A str is encoded as UTF-8.
+    then renamed over ``name`` relative to the same descriptor; the folder is fsynced after. A
+    symlink at ``name`` is replaced, never written through. ``shown`` is the path messages name.
 
     Permissions: ``mode`` when given; otherwise an existing regular file keeps its permission
     bits (0o777 part); otherwise 0o644, set exactly (the umask does not apply). The owner is
     not carried over.
 
-    With ``overwrite=False`` anything at ``path`` (even a dangling symlink) is refused with
+    With ``overwrite=False`` anything at ``name`` (even a dangling symlink) is refused with
     PathRefused, race-free: the temp is published with a hard link, which fails if the name was
     taken meanwhile (or created with O_EXCL where hard links are unsupported). A folder or a
-    special file at ``path`` is always refused. OS failures raise StorageFailed (FileMissing
-    when the folder is missing); no temp file is left behind and the target is unchanged.
+    special file at ``name`` is always refused. OS failures raise StorageFailed (FileMissing
+    when the folder is gone); no temp file is left behind and the target is unchanged.
     """
-    if not path.is_absolute():
-        raise ValueError(f"path must be absolute, got {path!r}")
-    payload = _encode(data, path)
-    existing = _existing_target(path, overwrite=overwrite)
+    existing = _existing_target(folder, name, shown, overwrite=overwrite)
     if mode is None:
         mode = stat.S_IMODE(existing.st_mode) & 0o777 if existing else _DEFAULT_MODE
-    temp = path.parent / f".{path.name[:40]}.{secrets.token_hex(6)}.tmp"
+    temp = temp_name(name)
     try:
-        fd = os.open(temp, _TEMP_FLAGS, 0o600)
+        fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=folder)
     except OSError as exc:
-        raise _write_failed(exc, path) from None
+        raise _write_failed(exc, shown) from None
     temp_left = True
     try:
         _fill_and_close(fd, payload, mode)
         if overwrite:
-            temp.replace(path)
+            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
             temp_left = False
         else:
-            _publish_new(temp, path, payload, mode)
+            _publish_new(folder, temp, name, payload, mode, shown)
     except OSError as exc:
-        raise _write_failed(exc, path) from None
+        raise _write_failed(exc, shown) from None
     finally:
         if temp_left:
-            _remove_quietly(temp)
-    _sync_folder(path)
+            _remove_quietly(folder, temp)
+    _sync_folder(folder, shown)
 
 
-def write_document(path: Path, text: str, *, overwrite: bool = True) -> None:
-    """Write a Markdown document atomically (see write_atomic) into its resolved folder.
-
-    The document rule is judged on the target's name (a Markdown name, not a dotfile); the
-    folder is resolved through symlinks first, and a symlink at the target is replaced. Text
-    over the 16 MiB document limit is refused (FileTooLarge), since it could not be read back.
-    """
-    if not path.is_absolute():
-        raise ValueError(f"path must be absolute, got {path!r}")
-    if not is_document_name(path.name):
-        raise PathRefused(f"Refusing to write '{path}': {document_rule('write')}.")
-    payload = _encode(text, path)
+def check_document_text(text: str, path: Path) -> bytes:
+    """A document's text as UTF-8 bytes, refused (FileTooLarge) past the 16 MiB limit."""
+    payload = encode_text(text, path)
     if len(payload) > MAX_DOCUMENT_BYTES:
         raise FileTooLarge(
             f"Refusing to write '{path}': the text is {size_words(len(payload))}, more than "
             f"the {size_words(MAX_DOCUMENT_BYTES)} a document may hold. Split it into smaller "
             "documents."
         )
-    try:
-        folder = Path(os.path.realpath(path.parent, strict=True))
-    except OSError as exc:
-        raise _write_failed(exc, path) from None
-    write_atomic(folder / path.name, payload, overwrite=overwrite)
+    return payload
 
 
-def _existing_target(path: Path, *, overwrite: bool) -> os.stat_result | None:
-    """The regular file ``path`` would replace, or None; refuses what must not be replaced."""
+def _existing_target(
+    folder: int, name: str, shown: Path, *, overwrite: bool
+) -> os.stat_result | None:
+    """The regular file ``name`` would replace, or None; refuses what must not be replaced."""
     try:
-        info = os.lstat(path)
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
             return None
-        raise storage_failed(exc, doing="write", path=path) from None
+        raise storage_failed(exc, doing="write", path=shown) from None
     if stat.S_ISDIR(info.st_mode):
         raise PathRefused(
-            f"Refusing to write '{path}': it is a folder. Pass the path of a file to write."
+            f"Refusing to write '{shown}': it is a folder. Pass the path of a file to write."
         )
     if not overwrite:
-        raise _already_exists(path)
+        raise _already_exists(shown)
     if stat.S_ISLNK(info.st_mode):
         return None
     if not stat.S_ISREG(info.st_mode):
         raise PathRefused(
-            f"Refusing to write '{path}': it is {file_kind(info.st_mode)}, not a regular file, "
-            "and Quire replaces only regular files. Pick another path."
+            f"Refusing to write '{shown}': it is {file_kind(info.st_mode)}, not a regular "
+            "file, and Quire replaces only regular files. Pick another path."
         )
     return info
 
 
-def _publish_new(temp: Path, path: Path, payload: bytes, mode: int) -> None:
-    """Give ``temp``'s content the name ``path`` only if nothing holds that name."""
+def _publish_new(folder: int, temp: str, name: str, payload: bytes, mode: int, shown: Path) -> None:
+    """Give ``temp``'s content the name ``name`` only if nothing holds that name."""
     try:
-        os.link(temp, path)
+        os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
     except FileExistsError:
-        raise _already_exists(path) from None
+        raise _already_exists(shown) from None
     except OSError as exc:
         if exc.errno not in _NO_HARD_LINKS:
             raise
-        _create_exclusive(path, payload, mode)
+        _create_exclusive(folder, name, payload, mode, shown)
 
 
-def _create_exclusive(path: Path, payload: bytes, mode: int) -> None:
+def _create_exclusive(folder: int, name: str, payload: bytes, mode: int, shown: Path) -> None:
     """The no-replace publish for file systems without hard links: create with O_EXCL."""
     try:
-        fd = os.open(path, _TEMP_FLAGS, 0o600)
+        fd = os.open(name, _TEMP_FLAGS, 0o600, dir_fd=folder)
     except FileExistsError:
-        raise _already_exists(path) from None
+        raise _already_exists(shown) from None
     try:
         _fill_and_close(fd, payload, mode)
     except BaseException:
-        _remove_quietly(path)
+        _remove_quietly(folder, name)
         raise
 
 
@@ -161,34 +175,32 @@ def _write_all(fd: int, payload: bytes) -> None:
         view = view[written:]
 
 
-def _sync_folder(path: Path) -> None:
+def _sync_folder(folder: int, shown: Path) -> None:
     """fsync the folder so the rename itself survives a crash."""
     try:
-        fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        # The file is already in place; a folder we may not open for reading cannot be synced,
-        # and failing now would wrongly report the write as not done.
-        return
-    try:
-        os.fsync(fd)
+        os.fsync(folder)
     except OSError as exc:
         if exc.errno not in _UNSYNCABLE_FOLDER:
             raise storage_failed(
                 exc,
                 doing="sync the folder of",
-                path=path,
+                path=shown,
                 after="The new content is in place but may not survive a crash or power loss.",
             ) from None
-    finally:
-        os.close(fd)
 
 
-def _remove_quietly(path: Path) -> None:
+def _remove_quietly(folder: int, name: str) -> None:
     with contextlib.suppress(OSError):
-        path.unlink()
+        os.unlink(name, dir_fd=folder)
 
 
-def _encode(data: bytes | str, path: Path) -> bytes:
+def temp_name(final: str) -> str:
+    """The name of a temp file that will become ``final``: a dotfile the walks skip."""
+    return f".{final[:40]}.{secrets.token_hex(6)}.tmp"
+
+
+def encode_text(data: bytes | str, path: Path) -> bytes:
+    """``data`` as bytes (a str encoded as UTF-8; an unpaired surrogate is InvalidArgument)."""
     if isinstance(data, bytes):
         return data
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.core.paths import require_absolute
+from quire.fs.anchored import Spot, reach
 from quire.fs.oserror import storage_failed
 
 _MISSING = (errno.ENOENT, errno.ENOTDIR)
@@ -28,7 +29,13 @@ class AllowedFolders:
     with a message that ends with ``how_to_add`` (what the caller's user does to add one).
     """
 
-    def __init__(self, folders: Iterable[Path], *, how_to_add: str | None = None) -> None:
+    def __init__(
+        self,
+        folders: Iterable[Path],
+        *,
+        how_to_add: str | None = None,
+        hidden_folders: bool = False,
+    ) -> None:
         resolved: list[Path] = []
         for folder in folders:
             checked = resolve_folder(folder)
@@ -36,6 +43,21 @@ class AllowedFolders:
                 resolved.append(checked)
         self._folders = tuple(resolved)
         self._how_to_add = how_to_add or "Add a folder to the allowed folders, then try again."
+        self.hidden_folders = hidden_folders
+        """Whether files inside hidden folders below an allowed folder may be reached."""
+
+    @classmethod
+    def whole_disk(cls, *, hidden_folders: bool = True) -> AllowedFolders:
+        """Every folder (hidden ones too, unless ``hidden_folders`` is False): for a command a
+        person ran on a path they named.
+
+        The walk still goes one folder at a time without following a swapped-in link, and the
+        file rules (Markdown, no dotfile) still hold; only the confinement is the whole disk.
+        """
+        allowed = cls(())
+        allowed._folders = (Path("/"),)
+        allowed.hidden_folders = hidden_folders
+        return allowed
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -63,12 +85,56 @@ class AllowedFolders:
             )
         judged = self._judge(path)
         if judged is None:
-            names = ", ".join(f"'{folder}'" for folder in self._folders)
             raise PathRefused(
                 f"Refusing to {verb} '{path}': it is not inside an allowed folder. "
-                f"The allowed folders are {names}; pass a path inside one of them."
+                f"{self._where_to()}"
             )
         return judged
+
+    def reach(
+        self, path: Path, *, verb: str, follow_final: bool = True, make_folders: bool = False
+    ) -> Spot:
+        """Walk to ``path`` from the descriptor of the allowed folder holding it.
+
+        See ``quire.fs.anchored.reach``; a path outside gets the refusal of :meth:`check`.
+        The caller closes the Spot (``with folders.reach(...) as spot``).
+        """
+        require_absolute(path, "path")
+        if not self._folders:
+            raise PathRefused(
+                f"Refusing to {verb} '{path}': no folder is allowed yet, so every path is "
+                f"refused. {self._how_to_add}"
+            )
+        spot = reach(
+            self._folders,
+            path,
+            verb=verb,
+            follow_final=follow_final,
+            make_folders=make_folders,
+            outside=self._where_to(),
+        )
+        if not self.hidden_folders:
+            hidden = self._hidden_folder(spot.path)
+            if hidden is not None:
+                spot.close()
+                raise PathRefused(
+                    f"Refusing to {verb} '{path}': it is inside the hidden folder '{hidden}', "
+                    "and Quire reaches files in hidden folders only when the allowed folder "
+                    "itself is one. Move the file out of the hidden folder, or serve that "
+                    "folder itself."
+                )
+        return spot
+
+    def _hidden_folder(self, path: Path) -> str | None:
+        """The first hidden folder between the innermost allowed folder and ``path``."""
+        holding = [folder for folder in self._folders if path.is_relative_to(folder)]
+        inner = max(holding, key=lambda folder: len(folder.parts))
+        below = path.relative_to(inner).parts[:-1]
+        return next((part for part in below if part.startswith(".")), None)
+
+    def _where_to(self) -> str:
+        names = ", ".join(f"'{folder}'" for folder in self._folders)
+        return f"The allowed folders are {names}; pass a path inside one of them."
 
     def _judge(self, path: Path) -> Path | None:
         if not path.is_absolute():

@@ -1,7 +1,9 @@
-"""Safe reads and writes of users' files: the only way Quire opens them.
+"""Safe reads of files: regular files only, no final symlink followed, no FIFO waited on.
 
-Reads take regular files only, without following a final symlink or blocking on a FIFO, within
-a size limit; writes (from ``atomic``) are temp file + rename. Path rules live in ``sandbox``.
+Reads take regular files only, by path (Quire's own files) or relative to an open folder
+(``read_at``, which ``quire.fs.documents`` uses for a user's files), within a size limit;
+writes (from ``atomic``) are temp file + rename. Path rules live in ``sandbox`` and
+``anchored``.
 """
 
 from __future__ import annotations
@@ -13,23 +15,12 @@ from pathlib import Path
 
 from quire.core.errors import FileTooLarge, PathRefused
 from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
-from quire.fs.atomic import write_atomic, write_document
+from quire.fs.atomic import write_atomic
 from quire.fs.encoding import decode_utf8
 from quire.fs.oserror import open_failed, storage_failed
-from quire.fs.sandbox import (
-    CheckedDocument,
-    file_kind,
-    inspect_document,
-)
+from quire.fs.sandbox import file_kind
 
-__all__ = [
-    "decode_utf8",
-    "read_checked_document",
-    "read_document",
-    "read_regular_bytes",
-    "write_atomic",
-    "write_document",
-]
+__all__ = ["decode_utf8", "read_at", "read_regular_bytes", "write_atomic"]
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _CHUNK = 1024 * 1024
@@ -56,34 +47,31 @@ def read_regular_bytes(path: Path, *, limit: int = MAX_DOCUMENT_BYTES, what: str
         os.close(fd)
 
 
-def read_checked_document(checked: CheckedDocument, *, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
-    """Read the exact file ``inspect_document`` checked, as bytes.
+def read_at(folder: int, name: str, *, limit: int, what: str, shown: Path) -> bytes:
+    """Read the regular file ``name`` of the open folder ``folder`` whole, as bytes.
 
-    Opens the resolved path without following a final symlink, and refuses a file whose device
-    and inode differ from the checked ones: the file (or a folder above it) was swapped after
-    the check.
+    Like :func:`read_regular_bytes`, relative to the folder's descriptor: a symlink at ``name``
+    is not followed (the walk that found the folder resolved links already), a FIFO or device
+    is refused without waiting on it. ``shown`` is the path messages name.
     """
     try:
-        fd = os.open(checked.resolved, _READ_FLAGS)
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+    except OSError as exc:
+        raise open_failed(exc, doing="read", path=shown, what=what) from None
+    if not stat.S_ISREG(mode):
+        if stat.S_ISLNK(mode):
+            raise _swapped(shown)
+        raise _not_regular(shown, mode, what)
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=folder)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise _swapped(checked.path) from None
-        raise open_failed(exc, doing="read", path=checked.path, what="file") from None
+            raise _swapped(shown) from None
+        raise open_failed(exc, doing="read", path=shown, what=what) from None
     try:
-        identity = (checked.device, checked.inode)
-        return _read_descriptor(fd, checked.path, limit=limit, what="file", identity=identity)
+        return _read_descriptor(fd, shown, limit=limit, what=what)
     finally:
         os.close(fd)
-
-
-def read_document(path: Path) -> str:
-    """Read a Markdown document: the document rule, a safe read of that very file, then UTF-8.
-
-    ``path`` must be absolute (see ``sandbox.expand_path``). The BOM, if any, is kept.
-    Raises PathRefused, FileMissing, FileTooLarge, NotUtf8 or StorageFailed.
-    """
-    checked = inspect_document(path, verb="read")
-    return decode_utf8(read_checked_document(checked), path=path)
 
 
 def _refuse_special(path: Path, what: str) -> None:
@@ -97,13 +85,9 @@ def _refuse_special(path: Path, what: str) -> None:
         raise _not_regular(path, mode, what)
 
 
-def _read_descriptor(
-    fd: int, path: Path, *, limit: int, what: str, identity: tuple[int, int] | None = None
-) -> bytes:
+def _read_descriptor(fd: int, path: Path, *, limit: int, what: str) -> bytes:
     try:
         info = os.fstat(fd)
-        if identity is not None and (info.st_dev, info.st_ino) != identity:
-            raise _swapped(path)
         if not stat.S_ISREG(info.st_mode):
             raise _not_regular(path, info.st_mode, what)
         if info.st_size > limit:
@@ -126,8 +110,8 @@ def _read_descriptor(
 
 def _swapped(path: Path) -> PathRefused:
     return PathRefused(
-        f"Refusing to read '{path}': the file was replaced (by a symbolic link or another "
-        "file) between the check and the read. Check what changed it, then try again."
+        f"Refusing to read '{path}': the file was replaced by a symbolic link while it was "
+        "being opened. Check what changed it, then try again."
     )
 
 

@@ -16,6 +16,8 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from quire.fs.resolve import resolve_leniently
+
 MAX_DEPTH = 32
 """Folders deeper than this many levels below the root are not entered."""
 
@@ -102,9 +104,9 @@ def walk_tree(
     passes the entries its earlier walks read as ``spent``, so ``MAX_ENTRIES`` bounds it whole.
     Blocking: call it from a worker thread.
     """
-    real_root = Path(os.path.realpath(root))
+    real_root = resolve_leniently(root)
     walk = Walk(root=root, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES, entries=spent)
-    skipped = {Path(os.path.realpath(folder)) for folder in exclude}
+    skipped = {resolve_leniently(folder) for folder in exclude}
     seen: set[tuple[int, int]] = set()
     with contextlib.suppress(OSError):
         info = real_root.stat()
@@ -239,7 +241,7 @@ def walked_target(root: Path, path: Path, *, keep: Callable[[str], bool]) -> Pat
     if parts[-1].startswith("."):
         return None
     try:
-        if os.path.realpath(path.parent) != str(path.parent):
+        if resolve_leniently(path.parent) != path.parent:
             return None
         info = path.lstat()
         if stat.S_ISLNK(info.st_mode):
@@ -266,4 +268,4 @@ def is_walked_folder(root: Path, folder: Path) -> bool:
         return False
     if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in parts):
         return False
-    return os.path.realpath(folder) == str(folder)
+    return resolve_leniently(folder) == folder

@@ -6,18 +6,17 @@ new temp file renamed over it); applying the ops is ``quire.canvas.edits``'.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from quire.canvas.edits import CANVAS_OP_SCHEMA, apply_canvas_ops, is_canvas_name, validate_ops
-from quire.core.errors import InvalidArgument, PathRefused
-from quire.core.limits import MAX_DOCUMENT_BYTES
-from quire.fs.oserror import open_failed
-from quire.fs.safeio import decode_utf8, read_regular_bytes, write_atomic
-from quire.fs.sandbox import is_dotfile_name
+from quire.core.errors import InvalidArgument
+from quire.fs.documents import FileKind, read_file, write_file
+from quire.fs.encoding import decode_utf8
+from quire.fs.folders import AllowedFolders
+from quire.fs.sandbox import is_dotfile_name, participle
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
 
@@ -32,28 +31,23 @@ def _check_name(raw: str) -> None:
         )
 
 
-def _resolve_canvas(path: Path) -> Path:
-    try:
-        resolved = Path(os.path.realpath(path, strict=True))
-    except OSError as exc:
-        raise open_failed(exc, doing="edit", path=path, what="canvas") from None
-    if not is_canvas_name(resolved.name) or is_dotfile_name(resolved.name):
-        raise PathRefused(
-            f"Refusing to edit '{path}': it leads to '{resolved}', and only .canvas files "
-            "that are not dotfiles can be edited."
-        )
-    return resolved
+CANVAS = FileKind(
+    "canvas",
+    lambda name: is_canvas_name(name) and not is_dotfile_name(name),
+    lambda verb: f"only .canvas files that are not dotfiles can be {participle(verb)}",
+)
+"""JSON Canvas files that are not dotfiles."""
 
 
-def _edit(path: Path, ops: list[Any], save: bool) -> dict[str, Any]:
-    resolved = _resolve_canvas(path)
-    source = decode_utf8(
-        read_regular_bytes(resolved, limit=MAX_DOCUMENT_BYTES, what="canvas"), path=path
-    )
+def _edit(folders: AllowedFolders, path: Path, ops: list[Any], save: bool) -> dict[str, Any]:
+    found, data = read_file(folders, path, verb="edit", kind=CANVAS)
+    source = decode_utf8(data, path=path)
     edit = apply_canvas_ops(source, ops)
+    resolved = found.path
     if save:
-        # Renaming a new file over the canvas: a link swapped in is replaced, not written through.
-        write_atomic(resolved, edit.content, overwrite=True)
+        # Renaming a new file over the canvas, in the folder it was read from: a link swapped in
+        # is replaced, not written through, and a folder swapped meanwhile is refused.
+        write_file(folders, resolved, edit.content, kind=CANVAS, folder=found.folder, verb="edit")
     return {
         "ok": True,
         "path": str(resolved),
@@ -73,9 +67,10 @@ async def edit_canvas_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
     raw = args["path"]
     _check_name(raw)
     validate_ops(args["ops"])
-    path = await env.allowed_path(raw, "path", "edit")
+    path = env.expand(raw, "path")
+    folders = await env.folders()
     save = bool(args.get("save", True))
-    return await anyio.to_thread.run_sync(_edit, path, args["ops"], save)
+    return await anyio.to_thread.run_sync(_edit, folders, path, args["ops"], save)
 
 
 EDIT_CANVAS = ToolSpec(

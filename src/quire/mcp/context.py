@@ -1,7 +1,7 @@
 """What a tool gets to work with: the server link, the allowed folders, the clock, the memory.
 
 Also the shape of a tool (``ToolSpec``) and of its result (``ToolOutput``). Tools reach the
-disk only through ``quire.fs`` after ``ToolEnv`` confined their paths to allowed folders.
+disk only through ``quire.fs``, beneath the allowed folders ``ToolEnv`` names.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from quire.client.connection import ServerLink
 from quire.core.agents import clean_agent_name
 from quire.core.errors import QuireError
 from quire.core.paths import expand_path
+from quire.fs.documents import find_file, read_document
 from quire.fs.folders import AllowedFolders
-from quire.fs.safeio import read_document
-from quire.fs.sandbox import check_document
 from quire.mcp.roots import AskRoots, FolderGate
 
 if TYPE_CHECKING:
@@ -124,16 +123,20 @@ class ToolEnv:
         return path
 
     async def document_path(self, raw: str, argument: str, verb: str) -> Path:
-        """An allowed path that passes the document rule, resolved through symlinks."""
-        path = await self.allowed_path(raw, argument, verb)
-        return await anyio.to_thread.run_sync(partial(check_document, path, verb=verb))
+        """The existing document ``raw`` names, reached beneath the allowed folders (by
+        descriptors: see ``quire.fs.documents``), with its links resolved."""
+        path = self.expand(raw, argument)
+        folders = await self.folders()
+        found = await anyio.to_thread.run_sync(partial(find_file, folders, path, verb=verb))
+        return found.path
 
     async def read(self, raw: str, argument: str) -> tuple[Path, str]:
-        """Read the Markdown document ``raw`` names from disk: its resolved path and text."""
-        path = await self.allowed_path(raw, argument, "read")
-        resolved = await anyio.to_thread.run_sync(partial(check_document, path, verb="read"))
-        text = await anyio.to_thread.run_sync(read_document, path)
-        return resolved, text
+        """Read the Markdown document ``raw`` names from disk, beneath the allowed folders:
+        its resolved path and text."""
+        path = self.expand(raw, argument)
+        folders = await self.folders()
+        found, text = await anyio.to_thread.run_sync(read_document, folders, path)
+        return found.path, text
 
     def _roots_request(self) -> tuple[AskRoots | None, bool]:
         session = self.session

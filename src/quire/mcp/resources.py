@@ -25,8 +25,8 @@ from quire.core.errors import (
     PathRefused,
     QuireError,
 )
+from quire.fs.documents import read_document
 from quire.fs.folders import AllowedFolders
-from quire.fs.safeio import read_document
 from quire.markdown.titles import document_preview, document_title
 from quire.mcp.arguments import closest
 from quire.mcp.context import ToolEnv
@@ -173,7 +173,7 @@ def _describe_recent(paths: list[Path], allowed: AllowedFolders) -> dict[str, An
             skipped["notAllowed"] += 1
             continue
         try:
-            source = read_document(path)
+            _found, source = read_document(allowed, path)
             mtime = path.stat().st_mtime_ns // 1_000_000
         except FileMissing:
             skipped["missing"] += 1
@@ -248,8 +248,8 @@ async def _file(env: ToolEnv, uri: str) -> str:
         )
     try:
         allowed = await env.folders()
-        allowed.check(Path(path), verb="read")
-        return await anyio.to_thread.run_sync(read_document, Path(path))
+        _found, text = await anyio.to_thread.run_sync(read_document, allowed, Path(path))
+        return text
     except QuireError as exc:
         fail(RESOURCE_NOT_FOUND, str(exc))
 

@@ -17,7 +17,7 @@ from pydantic import MISSING
 from quire.api.reviews import FileAnnotations, ReviewOutcome, ReviewRecord, TaskItem
 from quire.core.errors import InvalidArgument, QuireError, ServerUnreachable, TokenRefused
 from quire.core.views import REVIEW_TIMEOUT_MS, REVIEW_WAIT_MS
-from quire.fs.safeio import read_document
+from quire.fs.documents import read_document
 from quire.markdown.edits import check_request_size
 from quire.markdown.tasks import extract_tasks
 from quire.mcp import schemas as s
@@ -130,14 +130,14 @@ async def get_user_annotations_tool(env: ToolEnv, args: dict[str, Any]) -> dict[
     except QuireError:
         api = None
     if api is None:
-        return await _from_disk(path, server_running=False, note=_NO_SERVER_NOTE)
+        return await _from_disk(env, path, server_running=False, note=_NO_SERVER_NOTE)
     try:
         return (await api.annotations(str(path))).dump()
     except TokenRefused as refused:
         note = f"{refused} Meanwhile the tasks were read from the file on disk."
-        return await _from_disk(path, server_auth_failed=True, note=note)
+        return await _from_disk(env, path, server_auth_failed=True, note=note)
     except ServerUnreachable:
-        return await _from_disk(path, server_running=False, note=_NO_SERVER_NOTE)
+        return await _from_disk(env, path, server_running=False, note=_NO_SERVER_NOTE)
 
 
 _NO_SERVER_NOTE = (
@@ -148,6 +148,7 @@ _NO_SERVER_NOTE = (
 
 
 async def _from_disk(
+    env: ToolEnv,
     path: Path,
     *,
     note: str,
@@ -157,7 +158,8 @@ async def _from_disk(
     tasks: tuple[TaskItem, ...] = ()
     tasks_note: str | MISSING = MISSING
     try:
-        source = await anyio.to_thread.run_sync(read_document, path)
+        folders = await env.folders()
+        _file, source = await anyio.to_thread.run_sync(read_document, folders, path)
         found = await anyio.to_thread.run_sync(partial(extract_tasks, source))
         tasks = tuple(TaskItem(line=t.line, checked=t.checked, text=t.text) for t in found)
     except QuireError as exc:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quire.core.errors import FileTooLarge, NotUtf8, PathRefused, QuireError
+from quire.fs.documents import read_document
 from quire.fs.folders import AllowedFolders
-from quire.fs.safeio import read_document
 from quire.fs.sandbox import is_document_name
 from quire.fs.walk import Unreadable, walk_tree
 from quire.markdown.titles import document_title
@@ -106,7 +106,7 @@ def grep_files(
     paths: Iterable[Path],
     query: str,
     *,
-    allowed: AllowedFolders | None = None,
+    allowed: AllowedFolders,
     max_total_bytes: int = MAX_TOTAL_BYTES,
     around_match: bool = False,
 ) -> GrepResult:
@@ -121,11 +121,8 @@ def grep_files(
     searched = 0
     total = 0
     for path in paths:
-        if allowed is not None and not allowed.contains(path):
-            unread.append(Unread(str(path), "outside the allowed folders"))
-            continue
         try:
-            source = read_document(path)
+            _found, source = read_document(allowed, path)
         except QuireError as exc:
             unread.append(Unread(str(path), unread_reason(exc)))
             continue

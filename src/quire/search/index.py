@@ -15,11 +15,13 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from quire.core.errors import QuireError
-from quire.fs.safeio import read_document
+from quire.fs.documents import read_document
+from quire.fs.folders import AllowedFolders
 from quire.search.extract import NoteFacts, note_facts
 from quire.search.grep import unread_reason
 from quire.search.schema import connect, has_trigram, open_index_file
@@ -61,7 +63,7 @@ def prepare(path: Path, workspace: Path) -> Prepared:
         return Prepared(path, workspace, (0, 0), None)
     stat_now = (info.st_mtime_ns, info.st_size)
     try:
-        text = read_document(path)
+        _found, text = read_document(_within(workspace), path)
     except QuireError as exc:
         if not os.path.lexists(path):
             return Prepared(path, workspace, stat_now, None)
@@ -69,6 +71,12 @@ def prepare(path: Path, workspace: Path) -> Prepared:
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     facts = note_facts(text, PurePosixPath(path), PurePosixPath(workspace))
     return Prepared(path, workspace, stat_now, text, None, digest, text.casefold(), facts)
+
+
+@lru_cache(maxsize=64)
+def _within(workspace: Path) -> AllowedFolders:
+    """The workspace as the only folder a note of it is read from."""
+    return AllowedFolders([workspace])
 
 
 class SearchIndex:

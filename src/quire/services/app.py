@@ -6,10 +6,13 @@ behaviour of its own and knows nothing of HTTP.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
+from quire.core.state import inbox_folder
 from quire.db.engine import Database, open_database
 from quire.services.agents.machine import MachineFacts
 from quire.services.chat.chats import ChatService
@@ -62,12 +65,17 @@ async def open_services(
     before it closes.
     """
     async with AsyncExitStack() as stack:
-        workspaces = Workspaces(settings.workspaces)
+        workspaces = Workspaces(
+            settings.workspaces,
+            allowed=(*settings.allowed_folders, *_inbox(settings.state_dir)),
+        )
         database = await open_database(settings.database_url)
         stack.push_async_callback(database.close)
         bus = EventBus()
         stack.callback(bus.close)
-        documents = await stack.enter_async_context(LiveDocuments(database, bus, clock=clock))
+        documents = await stack.enter_async_context(
+            LiveDocuments(database, bus, folders=workspaces.openable, clock=clock)
+        )
         windows = Windows(database, bus, documents, workspaces, clock=clock)
         reviews = await stack.enter_async_context(
             Reviews(database, bus, windows, documents, clock=clock)
@@ -96,3 +104,15 @@ async def open_services(
             export=export,
             search=search,
         )
+
+
+def _inbox(state_dir: Path) -> tuple[Path, ...]:
+    """The inbox of ``quire open -`` (created owner-only when missing), whose documents the
+    server opens too; none when it cannot be made (then only piped documents fail to open)."""
+    folder = inbox_folder(state_dir)
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        logging.getLogger(__name__).warning("Cannot create the inbox '%s': %s", folder, exc)
+        return ()
+    return (folder,)

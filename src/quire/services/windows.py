@@ -27,7 +27,7 @@ from quire.core.views import (
     whole_number,
 )
 from quire.db import windows as store
-from quire.fs.sandbox import check_document
+from quire.fs.documents import find_file
 
 if TYPE_CHECKING:
     from quire.db.engine import Database
@@ -102,14 +102,12 @@ class Windows:
         workspaces: Workspaces,
         *,
         clock: Callable[[], int],
-        single_user: bool = True,
     ) -> None:
         self._db = db
         self._bus = bus
         self._documents = documents
         self._workspaces = workspaces
         self._clock = clock
-        self._single_user = single_user
         self._locks: dict[str, anyio.Lock] = {}
         # Every change to a window goes through this class, so its state is cached in memory
         # and forgotten on each change; the version stops a read that started before a change
@@ -320,17 +318,13 @@ class Windows:
         return [Recent(Path(row.path), row.name, row.opened_at_ms) for row in rows]
 
     async def _checked(self, path: Path, verb: str) -> Path:
-        resolved = await anyio.to_thread.run_sync(lambda: check_document(path, verb=verb))
+        folders = self._workspaces.openable
+        found = await anyio.to_thread.run_sync(lambda: find_file(folders, path, verb=verb))
+        resolved = found.path
         if not _is_text(str(resolved)):
             raise PathRefused(
                 f"Refusing to {verb} {str(resolved)!r}: its path is not UTF-8 text, which the "
                 "window cannot show. Rename the file (or its folder) to a UTF-8 name."
-            )
-        if not self._single_user and self._workspaces.workspace_of(resolved) is None:
-            names = ", ".join(f"'{folder}'" for folder in self._workspaces.folders)
-            raise PathRefused(
-                f"Refusing to {verb} '{path}': it is not inside a workspace this server "
-                f"serves ({names}). Pass the path of a document inside one of them."
             )
         return resolved
 

@@ -49,6 +49,13 @@ SETTINGS: tuple[Setting, ...] = (
         default_text="the working directory",
     ),
     Setting(
+        "allowed_folders",
+        "a list of folders (absolute or starting with `~/` in quire.toml)",
+        file_key="server.allow",
+        flag="--allow",
+        default_text="none: only the workspaces",
+    ),
+    Setting(
         "state_dir",
         "a folder",
         flag="--state-dir",

@@ -41,6 +41,11 @@ class Settings(BaseModel):
     workspaces: tuple[Path, ...] = Field(
         description="The folders of Markdown the server serves (resolved, without duplicates)."
     )
+    allowed_folders: tuple[Path, ...] = Field(
+        default=(),
+        description="Folders outside the workspaces whose documents the server may open, "
+        "present and review (they are not listed, searched or watched for chats).",
+    )
     state_dir: Path = Field(
         description="Where server.json, quire.toml, the log and the SQLite database live."
     )
@@ -138,6 +143,9 @@ def load_settings(
         )
     else:
         values["workspaces"] = _workspaces(*found, cwd=cwd, home=home)
+    found = _pick("allowed_folders", flags, {}, config, path)
+    if found is not None:
+        values["allowed_folders"] = _workspaces(*found, cwd=cwd, home=home)
     for key, check in (("host", _host), ("port", _port), ("db_url", _db_url)):
         found = _pick(key, flags, environ, config, path)
         if found is not None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from quire.core.errors import InvalidArgument
+from quire.fs.folders import AllowedFolders
+from quire.fs.resolve import resolve_leniently
 from quire.fs.sandbox import is_document_name, resolve_folder
 from quire.fs.walk import Unreadable, walk_tree
 
@@ -61,16 +62,30 @@ class _Walk:
     unreadable: list[Unreadable] = field(default_factory=list)
 
 
-class Workspaces:
-    """The folders the server serves, resolved through symlinks, in the order given."""
+HOW_TO_SERVE = (
+    "To work on it, serve its folder (`quire serve DIR…`, or `workspaces` in quire.toml), or "
+    "allow it (`quire serve --allow DIR`, or `server.allow` in quire.toml), then restart the "
+    "server."
+)
 
-    def __init__(self, folders: Iterable[Path]) -> None:
+
+class Workspaces:
+    """The folders the server serves, resolved through symlinks, in the order given.
+
+    ``inside`` confines a path to the workspaces (chats, listings, search); ``openable`` to
+    the workspaces and the ``allowed`` folders besides (opening, presenting, reviewing,
+    saving a document).
+    """
+
+    def __init__(self, folders: Iterable[Path], *, allowed: Iterable[Path] = ()) -> None:
         resolved: list[Path] = []
         for folder in folders:
             checked = resolve_folder(folder)
             if checked not in resolved:
                 resolved.append(checked)
         self._folders = tuple(resolved)
+        self.inside = AllowedFolders(self._folders, how_to_add=HOW_TO_SERVE)
+        self.openable = AllowedFolders((*self._folders, *allowed), how_to_add=HOW_TO_SERVE)
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -79,7 +94,7 @@ class Workspaces:
 
     def workspace_of(self, path: Path) -> Path | None:
         """The innermost served folder holding ``path`` (resolved through symlinks), or None."""
-        resolved = Path(os.path.realpath(path))
+        resolved = resolve_leniently(path)
         holding = [folder for folder in self._folders if resolved.is_relative_to(folder)]
         return max(holding, key=lambda folder: len(folder.parts), default=None)
 

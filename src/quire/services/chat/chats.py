@@ -30,7 +30,7 @@ from quire.core.errors import InvalidArgument, QuireError
 from quire.core.views import document_id, whole_number
 from quire.db import chats as store
 from quire.db.engine import Database
-from quire.fs.oserror import storage_failed
+from quire.fs.documents import delete_file
 from quire.markdown.chat import check_message, is_chat, make_chat, set_role
 from quire.services.chat import pictures
 from quire.services.chat.cursors import ChatCursors
@@ -80,7 +80,7 @@ class ChatService:
         self._documents = documents
         self._workspaces = workspaces
         self._clock = clock
-        self._index = ChatIndex()
+        self._index = ChatIndex(workspaces.inside)
         self._writer = ChatWriter(documents, self._index)
         self._finder = ChatFinder(workspaces)
         self._presence = ChatPresence(clock)
@@ -282,7 +282,7 @@ class ChatService:
         async with self._lock(target):
             await self._index.state(target.path)  # refuses a note that is not a chat
             await self._documents.unload(document_id(target.path))
-            await anyio.to_thread.run_sync(_delete_file, target.path)
+            await anyio.to_thread.run_sync(delete_file, self._workspaces.inside, target.path)
             self._index.forget(target.path)
         await self._cursors.forget(user, target.key)
         await self.sessions.leave(user, target.key)
@@ -393,15 +393,6 @@ def _last_activity(state: ChatState) -> int:
         else:
             return int(moment.timestamp() * 1000)
     return state.identity.mtime_ns // 1_000_000
-
-
-def _delete_file(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return
-    except OSError as err:
-        raise storage_failed(err, doing="delete", path=path) from None
 
 
 def _check_title(title: str) -> None:

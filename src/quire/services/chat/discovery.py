@@ -6,12 +6,12 @@ last walk is judged by its identity alone). Blocking: call ``find`` from a worke
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from quire.core.errors import QuireError
 from quire.fs.encoding import decode_utf8
+from quire.fs.resolve import resolve_leniently
 from quire.markdown.chat import is_chat
 from quire.services.chat.paths import ChatPath
 from quire.services.chat.tails import FileIdentity, file_identity, read_chat_file
@@ -35,7 +35,7 @@ class ChatFinder:
             for item in page.files:
                 if item.workspace not in wanted:
                     continue
-                resolved = Path(os.path.realpath(item.path))
+                resolved = resolve_leniently(item.path)
                 workspace = self._workspaces.workspace_of(resolved)
                 if workspace is None or resolved in found:
                     continue
@@ -54,7 +54,7 @@ class ChatFinder:
         if judged is not None and judged[0] == identity:
             return judged[1]
         try:
-            data, identity = read_chat_file(path)
+            data, identity = read_chat_file(self._workspaces.inside, path)
             verdict = is_chat(decode_utf8(data, path=path))
         except QuireError:
             verdict = False

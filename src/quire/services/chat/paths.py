@@ -1,8 +1,8 @@
 """Where a chat may be: the path rules every chat path passes, and the folders a new one needs.
 
 A chat is a Markdown note (not a dotfile) that resolves, through every symlink, inside a served
-workspace. Blocking (stat and mkdir): call these from a worker thread. Reading and writing the
-note is for ``quire.fs``.
+workspace. Blocking (stat and descriptor walks): call these from a worker thread. Reading and
+writing the note is for ``quire.fs``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quire.core.errors import InvalidArgument, PathRefused
-from quire.fs.sandbox import check_document, document_rule, is_document_name
+from quire.fs.documents import find_file
+from quire.fs.resolve import resolve_leniently
+from quire.fs.sandbox import document_rule, is_document_name
 from quire.vault.workspaces import Workspaces
 
 
@@ -35,7 +37,7 @@ def existing_chat_path(workspaces: Workspaces, path: Path, *, verb: str = "read"
     Raises PathRefused (not Markdown, a dotfile, a folder or special file, outside every
     workspace, a symlink out of one) or FileMissing.
     """
-    resolved = check_document(path, verb=verb)
+    resolved = find_file(workspaces.inside, path, verb=verb).path
     return ChatPath(resolved, _workspace(workspaces, resolved, path, verb))
 
 
@@ -44,7 +46,7 @@ def named_chat_path(workspaces: Workspaces, path: Path, *, verb: str) -> ChatPat
     was deleted); the name and the folder must still pass the rules."""
     if not is_document_name(path.name):
         raise PathRefused(f"Refusing to {verb} '{path}': {document_rule(verb)}.")
-    resolved = Path(os.path.realpath(path))
+    resolved = resolve_leniently(path)
     if not is_document_name(resolved.name):
         raise PathRefused(
             f"Refusing to {verb} '{path}': it is a symbolic link to '{resolved}', and "
@@ -56,8 +58,9 @@ def named_chat_path(workspaces: Workspaces, path: Path, *, verb: str) -> ChatPat
 def new_chat_path(workspaces: Workspaces, path: Path) -> tuple[ChatPath, bool]:
     """The resolved path for a chat at ``path`` and whether a note is there already.
 
-    Missing folders are created inside the workspace (never through a `..` or a symlink out
-    of it). Raises PathRefused for a path the rules refuse.
+    Nothing is created here: the missing folders are made when the note is written, by a walk
+    from the workspace that never follows a link out of it. Raises PathRefused for a path
+    the rules refuse.
     """
     if os.path.lexists(path):
         return existing_chat_path(workspaces, path, verb="create"), True
@@ -74,23 +77,14 @@ def new_chat_path(workspaces: Workspaces, path: Path) -> tuple[ChatPath, bool]:
             "chat's full path without .. in it.",
             argument="path",
         )
-    base = Path(os.path.realpath(folder))
+    base = resolve_leniently(folder)
     workspace = _workspace(workspaces, base, path, "create")
     if not base.is_dir():
         raise PathRefused(
             f"Refusing to create '{path}': '{folder}' is not a folder. Pick a path inside a "
             "folder of the workspace."
         )
-    for name in reversed(missing):
-        base = base / name
-        try:
-            base.mkdir()
-        except FileExistsError:
-            base = Path(os.path.realpath(base))
-            _workspace(workspaces, base, path, "create")
-        except OSError as err:
-            raise PathRefused(f"Cannot create the folder '{base}': {err.strerror}.") from None
-    return ChatPath(base / path.name, workspace), False
+    return ChatPath(base.joinpath(*reversed(missing), path.name), workspace), False
 
 
 def workspace_folder(workspaces: Workspaces, path: Path) -> Path:

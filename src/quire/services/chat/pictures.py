@@ -16,7 +16,9 @@ from pathlib import Path
 
 from quire.api.chats import GifList, GifName
 from quire.core.errors import FileMissing, InvalidArgument, PathRefused, QuireError
-from quire.fs.safeio import read_regular_bytes, write_atomic
+from quire.fs.documents import ANY_FILE, read_file, write_file
+from quire.fs.folders import AllowedFolders
+from quire.fs.resolve import resolve_leniently
 from quire.services.chat.svg_check import MAX_SVG_BYTES, check_svg
 
 GIFS_FOLDER = "ChatGifs"
@@ -113,9 +115,7 @@ def gif_svg(workspace: Path, name: str) -> bytes:
     """
     check_gif_name(name)
     if name in _own_files(workspace):
-        folder = gifs_folder(workspace)
-        assert folder is not None
-        return read_regular_bytes(folder / f"{name}.svg", limit=MAX_SVG_BYTES, what="picture")
+        return _read_picture(workspace, name)
     data = builtin_svg(name)
     if data is None:
         raise FileMissing(
@@ -154,27 +154,16 @@ def save_avatar(
                 argument="pick",
             )
         data = _BUILTIN.joinpath(f"{picked}.svg").read_bytes()
-    folder = gifs_folder(workspace, create=True)
-    assert folder is not None
-    write_atomic(folder / f"{name}.svg", data, overwrite=True)
+    target = workspace / GIFS_FOLDER / f"{name}.svg"
+    write_file(AllowedFolders([workspace]), target, data, kind=ANY_FILE, make_folders=True)
     return name, picked
 
 
-def gifs_folder(workspace: Path, *, create: bool = False) -> Path | None:
-    """The resolved ChatGifs/ folder of ``workspace`` (None when it does not exist and
-    ``create`` is False). Raises PathRefused when it resolves outside the workspace or is
-    not a folder."""
+def gifs_folder(workspace: Path) -> Path | None:
+    """The resolved ChatGifs/ folder of ``workspace`` (None when it does not exist). Raises
+    PathRefused when it resolves outside the workspace or is not a folder."""
     folder = workspace / GIFS_FOLDER
-    if create:
-        try:
-            folder.mkdir(exist_ok=True)
-        except FileExistsError:
-            pass  # a file or a broken link holds the name; the checks below say which
-        except OSError as err:
-            raise PathRefused(
-                f"Cannot create the folder {folder} for chat pictures: {err.strerror}."
-            ) from None
-    resolved = Path(os.path.realpath(folder))
+    resolved = resolve_leniently(folder)
     try:
         mode = resolved.stat().st_mode
     except OSError:
@@ -186,6 +175,13 @@ def gifs_folder(workspace: Path, *, create: bool = False) -> Path | None:
             "plain folder."
         )
     return resolved
+
+
+def _read_picture(workspace: Path, name: str) -> bytes:
+    """The workspace's own ChatGifs/NAME.svg, read from the workspace's descriptor down."""
+    path = workspace / GIFS_FOLDER / f"{name}.svg"
+    _found, data = read_file(AllowedFolders([workspace]), path, kind=ANY_FILE, limit=MAX_SVG_BYTES)
+    return data
 
 
 def _own_files(workspace: Path) -> set[str]:
@@ -220,7 +216,7 @@ def _auto_pick(workspace: Path, own_name: str) -> str:
             if not name.startswith(AVATAR_PREFIX) or name == own_name:
                 continue
             try:
-                data = read_regular_bytes(folder / f"{name}.svg", limit=MAX_SVG_BYTES)
+                data = _read_picture(workspace, name)
             except QuireError:
                 continue
             builtin = by_content.get(data)

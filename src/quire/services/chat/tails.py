@@ -14,9 +14,9 @@ import anyio
 
 from quire.core.chat import ChatMessage
 from quire.core.errors import DocumentInvalid
+from quire.fs.documents import read_file
 from quire.fs.encoding import decode_utf8
-from quire.fs.safeio import read_checked_document
-from quire.fs.sandbox import inspect_document
+from quire.fs.folders import AllowedFolders
 from quire.markdown.chat import is_chat, parse_chat, scan_messages
 
 TAIL_KEPT = 256
@@ -85,15 +85,15 @@ def file_identity(path: Path) -> FileIdentity:
     return FileIdentity(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-def read_chat_file(path: Path) -> tuple[bytes, FileIdentity]:
-    """The bytes of the note at ``path`` (checked by the document rule) and the identity of the
-    version read. A file that changes while it is read is read again; if it never holds
-    still, the identity given matches no later look, so the next one reads it again."""
+def read_chat_file(folders: AllowedFolders, path: Path) -> tuple[bytes, FileIdentity]:
+    """The bytes of the note at ``path`` (read beneath ``folders`` by the document rule) and
+    the identity of the version read. A file that changes while it is read is read again; if
+    it never holds still, the identity given matches no later look, so the next one reads it
+    again."""
     data = b""
     for _attempt in range(_READ_ATTEMPTS):
-        checked = inspect_document(path)
         before = _identity_or_none(path)
-        data = read_checked_document(checked)
+        _found, data = read_file(folders, path)
         after = _identity_or_none(path)
         if before is not None and before == after and after.size == len(data):
             return data, after
@@ -160,10 +160,12 @@ def extend_state(
     )
 
 
-def messages_from_file(state: ChatState, after: int) -> tuple[ChatState, tuple[ChatMessage, ...]]:
+def messages_from_file(
+    folders: AllowedFolders, state: ChatState, after: int
+) -> tuple[ChatState, tuple[ChatMessage, ...]]:
     """The messages numbered above ``after``, read from the file from that message on (for
     messages older than the kept tail); the state comes back refreshed if the file changed."""
-    data, identity = read_chat_file(state.path)
+    data, identity = read_chat_file(folders, state.path)
     if identity != state.identity:
         state = load_state(state.path, data, identity, state)
     if after >= state.count:
@@ -179,7 +181,9 @@ class ChatIndex:
     unchanged), and run their file work in a worker thread.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, folders: AllowedFolders) -> None:
+        self.folders = folders
+        """Where chats are read: the workspaces."""
         self._states: dict[Path, ChatState] = {}
         self._locks: dict[Path, anyio.Lock] = {}
         self._versions: dict[Path, int] = {}
@@ -193,7 +197,7 @@ class ChatIndex:
         async with self._lock(path):
             old = self._states.get(path)
             try:
-                state = await anyio.to_thread.run_sync(_refreshed, path, old)
+                state = await anyio.to_thread.run_sync(_refreshed, self.folders, path, old)
             except BaseException:
                 self._states.pop(path, None)
                 raise
@@ -215,7 +219,9 @@ class ChatIndex:
         if cached is not None:
             return state, cached
         async with self._lock(state.path):
-            state, messages = await anyio.to_thread.run_sync(messages_from_file, state, after)
+            state, messages = await anyio.to_thread.run_sync(
+                messages_from_file, self.folders, state, after
+            )
             self._keep(state)
             return state, messages
 
@@ -247,14 +253,14 @@ class ChatIndex:
         return lock
 
 
-def _refreshed(path: Path, old: ChatState | None) -> ChatState:
+def _refreshed(folders: AllowedFolders, path: Path, old: ChatState | None) -> ChatState:
     if old is not None:
         try:
             if file_identity(path) == old.identity:
                 return old
         except OSError:
             pass  # the read below says what is wrong
-    data, identity = read_chat_file(path)
+    data, identity = read_chat_file(folders, path)
     return load_state(path, data, identity, old)
 
 

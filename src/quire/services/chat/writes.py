@@ -16,8 +16,9 @@ from quire.core.chat import Label
 from quire.core.errors import FileTooLarge
 from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.core.views import document_id
+from quire.fs.documents import write_document
 from quire.fs.encoding import decode_utf8
-from quire.fs.safeio import write_document
+from quire.fs.folders import AllowedFolders
 from quire.markdown.chat import MessageText, append_message, is_chat
 from quire.services.chat.paths import ChatPath
 from quire.services.chat.tails import (
@@ -42,6 +43,7 @@ class ChatWriter:
     def __init__(self, documents: LiveDocuments, index: ChatIndex) -> None:
         self._documents = documents
         self._index = index
+        self._folders = index.folders
 
     async def append(
         self, target: ChatPath, author: Label, time: str, body: MessageText
@@ -55,7 +57,7 @@ class ChatWriter:
         if live is None:
             old = self._index.known(target.path)
             state = await anyio.to_thread.run_sync(
-                _append_to_file, target.path, old, author, time, body
+                _append_to_file, self._folders, target.path, old, author, time, body
             )
             self._index.remember(state)
             return state
@@ -73,7 +75,7 @@ class ChatWriter:
         same). ``change`` may raise to refuse."""
         live = self._live(target)
         if live is None:
-            await anyio.to_thread.run_sync(_rewrite_file, target.path, change)
+            await anyio.to_thread.run_sync(_rewrite_file, self._folders, target.path, change)
         else:
             async with live.lock:
                 current = live.text()
@@ -85,7 +87,7 @@ class ChatWriter:
     async def create(self, target: ChatPath, text: str) -> None:
         """Write a new note (refused with PathRefused when something is there already)."""
         _check_size(text.encode("utf-8"), target.path)
-        await anyio.to_thread.run_sync(_create_file, target.path, text)
+        await anyio.to_thread.run_sync(_create_file, self._folders, target.path, text)
         self._index.forget(target.path)
 
     def _live(self, target: ChatPath) -> LiveDocument | None:
@@ -99,36 +101,41 @@ class ChatWriter:
         _check_size(new.encode("utf-8"), live.path)
         live.apply(current, text_changes(current, new), Origin("agent", author))
         await live.journal.flush()
-        await save_to_file(live)
+        await save_to_file(live, self._folders)
 
 
 def _append_to_file(
-    path: Path, old: ChatState | None, author: Label, time: str, body: MessageText
+    folders: AllowedFolders,
+    path: Path,
+    old: ChatState | None,
+    author: Label,
+    time: str,
+    body: MessageText,
 ) -> ChatState:
-    data, identity = read_chat_file(path)
+    data, identity = read_chat_file(folders, path)
     if old is None or old.identity != identity:
         old = load_state(path, data, identity, old)
     text = decode_utf8(data, path=path)
     new = append_message(text, author, time, body)
     encoded = new.encode("utf-8")
     _check_size(encoded, path)
-    write_document(path, new)
+    write_document(folders, path, new)
     written = file_identity(path)
     extended = extend_state(old, new, encoded, written) if old.count else None
     return extended or parse_state(path, new, encoded, written)
 
 
-def _rewrite_file(path: Path, change: Callable[[str], str]) -> None:
-    data, _identity = read_chat_file(path)
+def _rewrite_file(folders: AllowedFolders, path: Path, change: Callable[[str], str]) -> None:
+    data, _identity = read_chat_file(folders, path)
     text = decode_utf8(data, path=path)
     new = change(text)
     if new != text:
         _check_size(new.encode("utf-8"), path)
-        write_document(path, new)
+        write_document(folders, path, new)
 
 
-def _create_file(path: Path, text: str) -> None:
-    write_document(path, text, overwrite=False)
+def _create_file(folders: AllowedFolders, path: Path, text: str) -> None:
+    write_document(folders, path, text, overwrite=False, make_folders=True)
 
 
 def _check_size(encoded: bytes, path: Path) -> None:

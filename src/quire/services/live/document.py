@@ -39,9 +39,19 @@ DISK: Final = Origin("disk", "file")
 class LiveDocument:
     """An open document. Change it only inside ``change(origin)``; read it any time."""
 
-    def __init__(self, doc_id: str, path: Path, ydoc: Doc[Text], journal: BufferJournal) -> None:
+    def __init__(
+        self,
+        doc_id: str,
+        path: Path,
+        ydoc: Doc[Text],
+        journal: BufferJournal,
+        *,
+        folder: tuple[int, int],
+    ) -> None:
         self.doc_id = doc_id
         self.path = path
+        self.folder = folder
+        """(device, inode) of the folder the file was opened from: saves go there or nowhere."""
         self.ydoc = ydoc
         self.content: Text = ydoc.get(CONTENT, type=Text)
         self.journal = journal

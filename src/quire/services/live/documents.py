@@ -22,6 +22,8 @@ from quire.core.errors import NotOpen, QuireError
 from quire.core.views import OWNER, document_id
 from quire.db import buffers
 from quire.db.engine import Database
+from quire.fs.documents import find_file
+from quire.fs.folders import AllowedFolders
 from quire.markdown import edits, tasks
 from quire.markdown.edits import Replacement
 from quire.services.events import EventBus
@@ -54,8 +56,9 @@ _RELOAD_ATTEMPTS = 3
 class LiveDocuments:
     """The open documents of one server.
 
-    Use as ``async with LiveDocuments(db, bus, clock=...) as documents`` so files changed on
-    disk are noticed; without entering it, everything but the watching works.
+    Use as ``async with LiveDocuments(db, bus, folders=..., clock=...) as documents`` so files
+    changed on disk are noticed; without entering it, everything but the watching works. Files
+    are read and written only beneath ``folders``.
     """
 
     def __init__(
@@ -63,10 +66,12 @@ class LiveDocuments:
         db: Database,
         bus: EventBus,
         *,
+        folders: AllowedFolders,
         clock: Callable[[], int],
         users: Callable[[], Iterable[str]] = lambda: (OWNER,),
     ) -> None:
         self._db = db
+        self._folders = folders
         self._bus = bus
         self._clock = clock
         self._users = users
@@ -109,6 +114,11 @@ class LiveDocuments:
 
     # Opening and reading
 
+    @property
+    def folders(self) -> AllowedFolders:
+        """The folders whose files may be opened, read and saved."""
+        return self._folders
+
     def on_saved(self, listener: Callable[[Path], Awaitable[None]]) -> None:
         """Await ``listener`` with a document's path after each save of it (the search index
         takes the new text at once). A listener must not raise."""
@@ -119,14 +129,18 @@ class LiveDocuments:
 
         A buffer with unsaved edits comes back with them when the file is as it was; when the
         file changed meanwhile, the edits are kept and a ``conflict`` event carries both texts.
-        Raises what ``quire.fs.safeio.read_document`` raises for an unreadable file.
+        A document whose folder was swapped since it was loaded (another folder has its name
+        now) moves to the folder the path leads to now (inside the allowed folders), and the
+        file there is taken as a change on disk: unsaved edits conflict with it.
+        Raises what ``quire.fs.documents.read_document`` raises for an unreadable file.
         """
         doc_id = document_id(path)
         async with self._open_lock:
             live = self._documents.get(doc_id)
             if live is not None:
+                await self._follow_folder(live)
                 return live
-            live = await load_document(self._db, doc_id, path, clock=self._clock)
+            live = await load_document(self._db, doc_id, path, self._folders, clock=self._clock)
             self._documents[doc_id] = live
         if self._watcher is not None:
             await self._watcher.watch(path.parent)
@@ -300,7 +314,7 @@ class LiveDocuments:
         """
         live = self._require(doc_id)
         async with live.lock:
-            await save_to_file(live)
+            await save_to_file(live, self._folders)
         await self._saved(live.path)
 
     async def resolve_conflict(self, doc_id: str, keep: Keep) -> None:
@@ -310,7 +324,7 @@ class LiveDocuments:
         ended."""
         live = self._require(doc_id)
         async with live.lock:
-            disk = await read_file(live.path)
+            _, disk = await read_file(self._folders, live.path)
             if keep == "disk":
                 await adopt_file_text(live, disk)
             else:
@@ -333,6 +347,16 @@ class LiveDocuments:
         return True
 
     # Internals
+
+    async def _follow_folder(self, live: LiveDocument) -> None:
+        """Point ``live`` at the folder its path leads to now, if that is another one."""
+        try:
+            found = await anyio.to_thread.run_sync(find_file, self._folders, live.path)
+        except QuireError:
+            return  # gone or refused now: its next read or save says why
+        if found.folder != live.folder:
+            live.folder = found.folder
+            await self._reload(live)
 
     def _require(self, doc_id: str) -> LiveDocument:
         live = self._documents.get(doc_id)
@@ -386,7 +410,7 @@ class LiveDocuments:
 
     async def _save_after_edit(self, live: LiveDocument, what: str) -> None:
         try:
-            await save_to_file(live)
+            await save_to_file(live, self._folders)
         except QuireError as exc:
             message = (
                 f"{what} to the live document but not saved to '{live.path}': {exc} The "
@@ -410,7 +434,7 @@ class LiveDocuments:
         had_conflict = live.conflict is not None
         async with live.lock:
             try:
-                disk = await read_file(live.path)
+                _, disk = await read_file(self._folders, live.path)
             except QuireError as exc:
                 logger.warning("Cannot reload '%s' after it changed on disk: %s", live.path, exc)
                 return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Final
 
@@ -18,7 +19,8 @@ from pycrdt import Doc, Text, merge_updates
 from quire.core.errors import EditRefused
 from quire.db import buffers
 from quire.db.engine import Database
-from quire.fs.safeio import read_document, write_document
+from quire.fs.documents import FoundFile, read_document, write_document
+from quire.fs.folders import AllowedFolders
 from quire.services.live.document import DISK, LiveDocument
 from quire.services.live.journal import BufferJournal, text_hash
 from quire.services.live.text_changes import TextChange, text_changes
@@ -29,22 +31,23 @@ DIFF_IN_THREAD: Final = 100_000
 """Texts longer than this many characters (old and new together) are diffed off the loop."""
 
 
-async def read_file(path: Path) -> str:
-    """The file's text, read off the event loop (see ``quire.fs.safeio.read_document``)."""
-    return await anyio.to_thread.run_sync(read_document, path)
+async def read_file(folders: AllowedFolders, path: Path) -> tuple[FoundFile, str]:
+    """The file and its text, read off the event loop (see ``quire.fs.documents``)."""
+    return await anyio.to_thread.run_sync(read_document, folders, path)
 
 
 async def load_document(
-    db: Database, doc_id: str, path: Path, *, clock: Callable[[], int]
+    db: Database, doc_id: str, path: Path, folders: AllowedFolders, *, clock: Callable[[], int]
 ) -> LiveDocument:
     """The live document of ``path`` from its file and its stored buffer, if any.
 
     Without a stored buffer (or with a clean one) it holds the file's text. A dirty buffer
     comes back with its unsaved edits; when the file changed since they were made, they are
     kept and ``conflict`` holds the file's text. Stored updates that cannot be read are
-    dropped (logged) and the file is loaded instead.
+    dropped (logged) and the file is loaded instead. The document remembers the identity of
+    the file's folder, so a save after that folder was swapped is refused.
     """
-    disk = await read_file(path)
+    found, disk = await read_file(folders, path)
     async with db.session() as session:
         record = await buffers.load_buffer(session, doc_id)
     ydoc: Doc[Text] = Doc()
@@ -64,7 +67,7 @@ async def load_document(
         dirty=record.dirty if record else False,
         clock=clock,
     )
-    live = LiveDocument(doc_id, path, ydoc, journal)
+    live = LiveDocument(doc_id, path, ydoc, journal, folder=found.folder)
     mine = live.text()
     on_disk = text_hash(disk)
     if record is None or not record.updates:
@@ -102,9 +105,10 @@ async def changes_to(live: LiveDocument, new: str) -> tuple[str, list[TextChange
     return _diff_on_loop(live, new) if diffed is None else diffed
 
 
-async def save_to_file(live: LiveDocument) -> None:
+async def save_to_file(live: LiveDocument, folders: AllowedFolders) -> None:
     """Write the live text to the file atomically and rest the buffer on it (clean, unless an
-    editor typed during the write). Refused (EditRefused) while the file conflicts."""
+    editor typed during the write). Refused (EditRefused) while the file conflicts, and
+    (PathRefused) when the file's folder is no longer the one it was opened from."""
     if live.conflict is not None:
         raise EditRefused(
             f"'{live.path}' changed on disk while it had unsaved edits, so saving now would "
@@ -113,7 +117,9 @@ async def save_to_file(live: LiveDocument) -> None:
         )
     async with live.journal.lock:
         text = live.text()
-        await anyio.to_thread.run_sync(write_document, live.path, text)
+        await anyio.to_thread.run_sync(
+            partial(write_document, folders, live.path, text, folder=live.folder)
+        )
         await live.journal.reset_locked(live.ydoc, live.content, text)
 
 

@@ -16,7 +16,7 @@ import anyio
 from quire.core.errors import QuireError
 from quire.core.views import document_id
 from quire.db.reviews import StoredReview
-from quire.fs.safeio import read_document
+from quire.fs.documents import read_document
 from quire.markdown.tasks import Task, extract_tasks
 from quire.services.reviews.checks import content_hash
 from quire.services.reviews.results import Annotations
@@ -37,7 +37,8 @@ class ReviewTexts:
         doc_id = document_id(await resolve(path))
         if self._documents.get(doc_id) is not None:
             return await self._documents.text(doc_id)
-        return await anyio.to_thread.run_sync(read_document, path)
+        _found, text = await anyio.to_thread.run_sync(read_document, self._documents.folders, path)
+        return text
 
     async def annotations(self, path: Path, review: StoredReview | None) -> Annotations:
         """``review`` (the newest of ``path``, or None), whether it is stale, and the file's

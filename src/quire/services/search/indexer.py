@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from quire.fs.resolve import resolve_leniently
 from quire.fs.sandbox import is_document_name
 from quire.fs.walk import is_walked_folder, walk_tree, walked_target
 from quire.search.index import Known, Prepared, SearchIndex, prepare
@@ -62,7 +63,7 @@ class Indexer:
             listing = self.workspaces.all_files()
             wanted: dict[str, Path] = {}
             for item in listing.files:
-                wanted.setdefault(os.path.realpath(item.path), item.workspace)
+                wanted.setdefault(str(resolve_leniently(item.path)), item.workspace)
             state.total = len(wanted)
             known = self.index.known()
             todo = [
