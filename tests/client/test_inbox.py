@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from quire.client.inbox import discard, read_piped_document, save_to_inbox
-from quire.core.state import inbox_folder
 from quire.core.errors import FileTooLarge, InvalidArgument, NotUtf8, StorageFailed
 from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.core.state import inbox_folder
 
 
 class CountingStream(io.BytesIO):

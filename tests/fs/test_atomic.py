@@ -12,8 +12,7 @@ import pytest
 
 from quire.core.errors import FileMissing, FileTooLarge, InvalidArgument, PathRefused, StorageFailed
 from quire.core.limits import MAX_DOCUMENT_BYTES
-from quire.fs import atomic
-from quire.fs import documents
+from quire.fs import atomic, documents
 from quire.fs.folders import AllowedFolders
 from quire.fs.safeio import write_atomic
 

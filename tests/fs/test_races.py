@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,12 +182,13 @@ async def test_http_and_mcp_never_escape_while_a_folder_is_swapped_for_a_link(
     assert calls >= 200
     assert escapes == 0
     assert tree.outside_state() == before
+    assert not _inside_files_holding("SECRET", tree.workspace)
     assert "Traceback" not in log
 
 
 def _surface_calls(
     http: httpx.AsyncClient, mcp: Client, target: Path
-) -> list[Callable[[], object]]:
+) -> list[Callable[[], Awaitable[int]]]:
     """One round over the surfaces; each call answers 1 when it saw or touched the outside."""
     doc, chat, canvas = (str(target / name) for name in NAMES)
 
@@ -218,15 +219,28 @@ def _surface_calls(
         result = await mcp.call_tool("diff_documents", {"path_a": doc, "path_b": doc})
         return int(any("SECRET" in _text(part) for part in result.content))
 
+    async def export() -> int:
+        await http.post("/api/export", json={"path": doc, "format": "html", "overwrite": True})
+        return 0
+
     async def edit_canvas() -> int:
         op = {"type": "add_node", "node": {"type": "text", "text": "x", "x": 0, "y": 0}}
         await mcp.call_tool("edit_canvas", {"path": canvas, "ops": [op], "save": True})
         return 0
 
-    return [open_and_read, post, read_chat, save, export_text, diff, edit_canvas]
+    return [open_and_read, post, read_chat, save, export, export_text, diff, edit_canvas]
+
+
+def _inside_files_holding(word: str, workspace: Path) -> list[Path]:
+    """The regular files of the workspace (links not followed) whose bytes hold ``word``."""
+    found = []
+    for folder, _folders, files in os.walk(workspace):
+        for name in files:
+            path = Path(folder) / name
+            if not path.is_symlink() and word.encode() in path.read_bytes():
+                found.append(path)
+    return found
 
 
 def _text(part: object) -> str:
     return part.text if isinstance(part, types.TextContent) else ""
-
-

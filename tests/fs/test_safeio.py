@@ -12,8 +12,7 @@ import pytest
 
 from quire.core.errors import FileMissing, FileTooLarge, NotUtf8, PathRefused, StorageFailed
 from quire.core.limits import MAX_DOCUMENT_BYTES
-from quire.fs import safeio
-from quire.fs import documents
+from quire.fs import documents, safeio
 from quire.fs.folders import AllowedFolders
 from quire.fs.safeio import read_regular_bytes
 

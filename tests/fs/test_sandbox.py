@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import re
 from pathlib import Path
 from typing import cast
 
 import pytest
 
-from quire.core.errors import FileMissing, InvalidArgument, PathRefused
+from quire.core.errors import InvalidArgument
 from quire.core.paths import expand_path
 from quire.fs.sandbox import (
     is_document_name,

@@ -167,28 +167,36 @@ async def test_a_bad_mode_or_line_is_refused_naming_it(
 
 
 @pytest.mark.anyio
-async def test_single_user_mode_opens_a_document_outside_the_workspaces(
+async def test_a_document_outside_the_workspaces_is_refused_with_how_to_serve_it(
     world: World, tmp_path: Path
 ) -> None:
     outside = tmp_path / "elsewhere.md"
     outside.write_text("# Elsewhere\n", encoding="utf-8")
-    opened = await world.windows.open(OWNER, outside)
-    assert opened.path == outside.resolve()
+    with pytest.raises(PathRefused, match="not inside an allowed folder") as caught:
+        await world.windows.open(OWNER, outside)
+    assert "quire serve --allow DIR" in str(caught.value)
 
 
 @pytest.mark.anyio
-async def test_multi_user_mode_opens_only_workspace_documents(
+async def test_an_allowed_folder_opens_beside_the_workspaces(
     database: Database, tmp_path: Path
 ) -> None:
     workspace = (tmp_path / "w").resolve()
     workspace.mkdir()
-    outside = tmp_path / "elsewhere.md"
-    outside.write_text("# Elsewhere\n", encoding="utf-8")
-    async with open_world(database, workspace, single_user=False) as world:
-        inside = world.write("in.md")
-        assert (await world.windows.open(OWNER, inside)).path == inside
-        with pytest.raises(PathRefused, match="not inside a workspace this server serves"):
-            await world.windows.open(OWNER, outside)
+    extra = (tmp_path / "extra").resolve()
+    extra.mkdir()
+    allowed = extra / "plan.md"
+    allowed.write_text("# Plan\n", encoding="utf-8")
+    async with open_world(database, workspace, allowed=(extra,)) as world:
+        assert (await world.windows.open(OWNER, allowed)).path == allowed
+        assert world.workspaces.workspace_of(allowed) is None
+
+
+@pytest.mark.anyio
+async def test_a_document_in_a_hidden_folder_of_a_workspace_is_refused(world: World) -> None:
+    hidden = world.write(".git/notes.md")
+    with pytest.raises(PathRefused, match="hidden folder"):
+        await world.windows.open(OWNER, hidden)
 
 
 @pytest.mark.anyio

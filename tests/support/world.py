@@ -149,6 +149,7 @@ async def open_world(
     *,
     clock: FakeClock | None = None,
     keep: int | None = None,
+    allowed: tuple[Path, ...] = (),
 ) -> AsyncIterator[World]:
     """The services over ``db`` serving ``workspace``, the reviews' deadline timer running;
     closes the live documents after."""
@@ -156,7 +157,7 @@ async def open_world(
     sleep = FakeSleep(clock)
     timer = FakeTimer(clock)
     bus = RecordingBus()
-    workspaces = Workspaces([workspace])
+    workspaces = Workspaces([workspace], allowed=allowed)
     documents = LiveDocuments(db, bus, folders=workspaces.openable, clock=clock)
     windows = Windows(db, bus, documents, workspaces, clock=clock)
     if keep is None:

@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bench.yjs_client import WebSocketChannel
 from quire.db.engine import Database
+from quire.fs.folders import AllowedFolders
 from quire.services.events import EventBus
 from quire.services.live.document import CONTENT, LiveDocument
 from quire.services.live.documents import LiveDocuments
@@ -52,7 +53,9 @@ def note(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def documents(database: Database) -> AsyncIterator[LiveDocuments]:
-    async with LiveDocuments(database, EventBus(), clock=clock) as live:
+    async with LiveDocuments(
+        database, EventBus(), folders=AllowedFolders.whole_disk(), clock=clock
+    ) as live:
         yield live
 
 
@@ -191,7 +194,7 @@ async def test_keystrokes_are_stored_and_survive_a_restart_without_doubling(
     database: Database, note: Path
 ) -> None:
     file_text = read(note)
-    first = LiveDocuments(database, EventBus(), clock=clock)
+    first = LiveDocuments(database, EventBus(), folders=AllowedFolders.whole_disk(), clock=clock)
     live = await first.open(note)
     ydoc: Doc[Text] = Doc()
     async with serving(first) as url:
@@ -203,7 +206,7 @@ async def test_keystrokes_are_stored_and_survive_a_restart_without_doubling(
                 await anyio.sleep(0.005)
     await first.close()
 
-    second = LiveDocuments(database, EventBus(), clock=clock)
+    second = LiveDocuments(database, EventBus(), folders=AllowedFolders.whole_disk(), clock=clock)
     # The editor reconnects with the document it kept; the server reopens the buffer.
     async with serving(second) as url, editor(f"{url}/ws/documents/{live.doc_id}", ydoc):
         restored = second.get(live.doc_id)

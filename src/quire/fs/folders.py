@@ -43,6 +43,7 @@ class AllowedFolders:
                 resolved.append(checked)
         self._folders = tuple(resolved)
         self._how_to_add = how_to_add or "Add a folder to the allowed folders, then try again."
+        self._hint = f" {how_to_add}" if how_to_add else ""
         self.hidden_folders = hidden_folders
         """Whether files inside hidden folders below an allowed folder may be reached."""
 
@@ -134,7 +135,7 @@ class AllowedFolders:
 
     def _where_to(self) -> str:
         names = ", ".join(f"'{folder}'" for folder in self._folders)
-        return f"The allowed folders are {names}; pass a path inside one of them."
+        return f"The allowed folders are {names}; pass a path inside one of them.{self._hint}"
 
     def _judge(self, path: Path) -> Path | None:
         if not path.is_absolute():

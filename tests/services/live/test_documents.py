@@ -17,6 +17,7 @@ from quire.core.errors import EditRefused, FileMissing, InvalidArgument, NotOpen
 from quire.core.views import document_id
 from quire.db import buffers
 from quire.db.engine import Database
+from quire.fs.folders import AllowedFolders
 from quire.services.events import EventBus
 from quire.services.live.document import CONTENT
 from quire.services.live.documents import LiveDocuments
@@ -49,7 +50,7 @@ def bus() -> EventBus:
 
 @pytest.fixture
 async def documents(database: Database, bus: EventBus) -> AsyncIterator[LiveDocuments]:
-    live = LiveDocuments(database, bus, clock=clock)
+    live = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     yield live
     await live.close()
 
@@ -488,13 +489,13 @@ async def test_saving_writes_the_file_atomically_and_compacts_the_buffer(
 async def test_unsaved_edits_survive_a_restart(
     database: Database, bus: EventBus, note: Path
 ) -> None:
-    first = LiveDocuments(database, bus, clock=clock)
+    first = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     live = await first.open(note)
     await first.replace_unique(live.doc_id, "item two", "item 2", author="a")
     browser = browser_of(first, live.doc_id)
     await first.close()
 
-    second = LiveDocuments(database, bus, clock=clock)
+    second = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     restored = await second.open(note)
     assert restored.text() == NOTE.replace("item two", "item 2")
     assert second.is_dirty(restored.doc_id)
@@ -508,7 +509,7 @@ async def test_unsaved_edits_survive_a_restart(
 async def test_a_browser_keystroke_is_stored_and_survives_a_restart(
     database: Database, bus: EventBus, note: Path
 ) -> None:
-    first = LiveDocuments(database, bus, clock=clock)
+    first = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     live = await first.open(note)
     browser = browser_of(first, live.doc_id)
     state = browser.get_state()
@@ -517,18 +518,18 @@ async def test_a_browser_keystroke_is_stored_and_survives_a_restart(
     await first.flush(live.doc_id)
     assert (await stored(database, live.doc_id)).dirty
 
-    second = LiveDocuments(database, bus, clock=clock)
+    second = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     assert (await second.open(note)).text() == "typed " + NOTE
 
 
 async def test_a_clean_buffer_loads_the_file_as_it_is_now(
     database: Database, bus: EventBus, note: Path
 ) -> None:
-    first = LiveDocuments(database, bus, clock=clock)
+    first = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     await first.open(note)
     await first.close()
     write(note, NOTE + "- item three\n")
-    second = LiveDocuments(database, bus, clock=clock)
+    second = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     live = await second.open(note)
     assert live.text() == NOTE + "- item three\n"
     assert not second.is_dirty(live.doc_id)
@@ -538,14 +539,14 @@ async def test_a_clean_buffer_loads_the_file_as_it_is_now(
 async def test_a_file_changed_during_a_restart_conflicts_with_unsaved_edits(
     database: Database, bus: EventBus, note: Path
 ) -> None:
-    first = LiveDocuments(database, bus, clock=clock)
+    first = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     live = await first.open(note)
     await first.replace_unique(live.doc_id, "item one", "mine", author="person")
     await first.close()
     disk = NOTE.replace("item two", "theirs")
     write(note, disk)
 
-    second = LiveDocuments(database, bus, clock=clock)
+    second = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     async with bus.subscribe("owner") as events:
         restored = await second.open(note)
         with anyio.fail_after(5):
@@ -565,19 +566,19 @@ async def test_a_file_changed_during_a_restart_conflicts_with_unsaved_edits(
 async def test_keeping_mine_keeps_the_edits_and_ends_the_conflict_for_good(
     database: Database, bus: EventBus, note: Path
 ) -> None:
-    first = LiveDocuments(database, bus, clock=clock)
+    first = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     live = await first.open(note)
     await first.replace_unique(live.doc_id, "item one", "mine", author="person")
     await first.close()
     write(note, "theirs\n")
-    second = LiveDocuments(database, bus, clock=clock)
+    second = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     restored = await second.open(note)
     await second.resolve_conflict(restored.doc_id, "mine")
     assert second.conflict(restored.doc_id) is None
     assert second.is_dirty(restored.doc_id)
     await second.close()
 
-    third = LiveDocuments(database, bus, clock=clock)
+    third = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     again = await third.open(note)
     assert again.conflict is None
     assert again.text() == NOTE.replace("item one", "mine")
@@ -588,12 +589,12 @@ async def test_keeping_mine_keeps_the_edits_and_ends_the_conflict_for_good(
 async def test_keeping_the_disk_text_drops_the_edits(
     database: Database, bus: EventBus, note: Path
 ) -> None:
-    first = LiveDocuments(database, bus, clock=clock)
+    first = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     live = await first.open(note)
     await first.replace_unique(live.doc_id, "item one", "mine", author="person")
     await first.close()
     write(note, "theirs\n")
-    second = LiveDocuments(database, bus, clock=clock)
+    second = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     restored = await second.open(note)
     await second.resolve_conflict(restored.doc_id, "disk")
     assert restored.text() == "theirs\n"
@@ -605,18 +606,18 @@ async def test_keeping_the_disk_text_drops_the_edits(
 async def test_restore_reopens_a_stored_buffer_by_its_id(
     database: Database, bus: EventBus, note: Path
 ) -> None:
-    first = LiveDocuments(database, bus, clock=clock)
+    first = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     live = await first.open(note)
     await first.replace_unique(live.doc_id, "item one", "kept", author="a")
     await first.close()
-    second = LiveDocuments(database, bus, clock=clock)
+    second = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     assert second.get(live.doc_id) is None
     restored = await second.restore(live.doc_id)
     assert restored is not None
     assert restored.text() == NOTE.replace("item one", "kept")
     assert await second.restore("0" * 24) is None
     remove_folder_of(note)
-    third = LiveDocuments(database, bus, clock=clock)
+    third = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     assert await third.restore(live.doc_id) is None
 
 

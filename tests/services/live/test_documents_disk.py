@@ -13,7 +13,9 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from pycrdt import Doc, Text, TextEvent
 
 from quire.api.events import Event
+from quire.core.errors import PathRefused
 from quire.db.engine import Database
+from quire.fs.folders import AllowedFolders
 from quire.services.events import EventBus
 from quire.services.live.document import CONTENT, LiveDocument
 from quire.services.live.documents import LiveDocuments
@@ -49,7 +51,9 @@ def bus() -> EventBus:
 
 @pytest.fixture
 async def documents(database: Database, bus: EventBus) -> AsyncIterator[LiveDocuments]:
-    async with LiveDocuments(database, bus, clock=clock) as live:
+    async with LiveDocuments(
+        database, bus, folders=AllowedFolders.whole_disk(), clock=clock
+    ) as live:
         yield live
 
 
@@ -191,7 +195,7 @@ async def test_a_dirty_buffer_whose_file_now_holds_the_same_text_becomes_clean(
 async def test_a_document_opened_before_the_watcher_started_is_watched_too(
     database: Database, bus: EventBus, note: Path
 ) -> None:
-    documents = LiveDocuments(database, bus, clock=clock)
+    documents = LiveDocuments(database, bus, folders=AllowedFolders.whole_disk(), clock=clock)
     live = await documents.open(note)
     async with documents:
         write(note, "changed\n")
@@ -245,3 +249,44 @@ async def test_a_conflict_ends_for_every_window_when_the_file_goes_back(
     }
     assert documents.conflict(live.doc_id) is None
     assert "mine" in live.text()
+
+
+@pytest.mark.anyio
+async def test_a_save_after_the_folder_was_swapped_for_a_link_writes_nowhere(
+    database: Database, bus: EventBus, tmp_path: Path
+) -> None:
+    workspace = (tmp_path / "ws").resolve()
+    (workspace / "dirA").mkdir(parents=True)
+    note = workspace / "dirA" / "doc.md"
+    note.write_text("# Doc\n", encoding="utf-8")
+    outside = (tmp_path / "out").resolve()
+    outside.mkdir()
+    elsewhere = workspace / "other"
+    elsewhere.mkdir()
+    documents = LiveDocuments(database, bus, folders=AllowedFolders([workspace]), clock=clock)
+    try:
+        live = await documents.open(note)
+        # The folder is moved away and a link out of the workspace takes its name.
+        (workspace / "dirA").rename(tmp_path / "ws-old")
+        (workspace / "dirA").symlink_to(outside, target_is_directory=True)
+        with pytest.raises(PathRefused, match="not inside an allowed folder"):
+            await documents.set_content(live.doc_id, "# Agent\n", author="agent", save=True)
+        assert list(outside.iterdir()) == []
+        # A link to another folder inside is still not the folder the document came from.
+        (workspace / "dirA").unlink()
+        (workspace / "dirA").symlink_to(elsewhere, target_is_directory=True)
+        with pytest.raises(PathRefused, match="its folder was replaced"):
+            await documents.save(live.doc_id)
+        assert list(elsewhere.iterdir()) == []
+        assert (tmp_path / "ws-old" / "doc.md").read_text(encoding="utf-8") == "# Doc\n"
+        # Reopening takes the folder the path leads to now, whose file conflicts with the
+        # unsaved edits; keeping the person's text then saves it there.
+        (elsewhere / "doc.md").write_text("# Other\n", encoding="utf-8")
+        reopened = await documents.open(note)
+        assert reopened is live
+        assert live.conflict == "# Other\n"
+        await documents.resolve_conflict(live.doc_id, "mine")
+        await documents.save(live.doc_id)
+        assert (elsewhere / "doc.md").read_text(encoding="utf-8") == "# Agent\n"
+    finally:
+        await documents.close()

@@ -12,6 +12,7 @@ from pycrdt import Doc, Text, TransactionEvent
 
 from quire.core.errors import InvalidArgument, NotOpen
 from quire.db.engine import Database
+from quire.fs.folders import AllowedFolders
 from quire.services.events import EventBus
 from quire.services.live.document import CONTENT, LiveDocument, Origin
 from quire.services.live.documents import LiveDocuments
@@ -35,7 +36,9 @@ def bus() -> EventBus:
 
 @pytest.fixture
 async def documents(database: Database, bus: EventBus) -> AsyncIterator[LiveDocuments]:
-    live = LiveDocuments(database, bus, clock=lambda: 1_700_000_000_000)
+    live = LiveDocuments(
+        database, bus, folders=AllowedFolders.whole_disk(), clock=lambda: 1_700_000_000_000
+    )
     yield live
     await live.close()
 
