@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from quire.core.errors import FileMissing, FileTooLarge, InvalidArgument, PathRe
 from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.fs.oserror import storage_failed
 from quire.fs.sandbox import document_rule, file_kind, is_document_name
+from quire.fs.temp_names import temp_name
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _DEFAULT_MODE = 0o644
@@ -49,7 +49,7 @@ def write_atomic(
     existing = _existing_target(path, overwrite=overwrite)
     if mode is None:
         mode = stat.S_IMODE(existing.st_mode) & 0o777 if existing else _DEFAULT_MODE
-    temp = path.parent / f".{path.name[:40]}.{secrets.token_hex(6)}.tmp"
+    temp = path.parent / temp_name(path.name)
     try:
         fd = os.open(temp, _TEMP_FLAGS, 0o600)
     except OSError as exc:

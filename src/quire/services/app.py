@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
+import anyio
+
 from quire.db.engine import Database, open_database
 from quire.services.agents.machine import MachineFacts
 from quire.services.chat.chats import ChatService
@@ -20,6 +22,7 @@ from quire.services.reviews.loop import Reviews
 from quire.services.search import INDEX_FILE, SearchService
 from quire.services.windows import Windows
 from quire.settings.model import Settings
+from quire.vault.temp_files import remove_when_stale, sweep
 from quire.vault.workspaces import Workspaces
 
 
@@ -55,14 +58,16 @@ async def open_services(
 ) -> AsyncIterator[AppServices]:
     """``async with open_services(settings, token=…, clock=…, machine=…) as services``.
 
-    Opens (and migrates) the database, starts the live documents' file watcher, builds the
-    window and review services, opens the search index (its first build runs in the
-    background) (restoring pending reviews and starting their deadline timer),
+    Removes the stale temp files a killed server left in the workspaces (those not stale yet
+    once they are), opens (and migrates) the database, starts the live documents' file
+    watcher, builds the window and review services, opens the search index (its first build
+    runs in the background) (restoring pending reviews and starting their deadline timer),
     and on exit closes them in reverse order: unsaved edits are flushed to the database
     before it closes.
     """
     async with AsyncExitStack() as stack:
         workspaces = Workspaces(settings.workspaces)
+        await _clean_temp_files(stack, workspaces)
         database = await open_database(settings.database_url)
         stack.push_async_callback(database.close)
         bus = EventBus()
@@ -96,3 +101,15 @@ async def open_services(
             export=export,
             search=search,
         )
+
+
+async def _clean_temp_files(stack: AsyncExitStack, workspaces: Workspaces) -> None:
+    """Remove the workspaces' stale Quire temp files now, and the fresh ones once stale (in
+    the background, until the services close)."""
+    swept = await anyio.to_thread.run_sync(lambda: sweep(workspaces.folders))
+    if not swept.fresh:
+        return
+    group = await stack.enter_async_context(anyio.create_task_group())
+    stack.callback(group.cancel_scope.cancel)
+    for path in swept.fresh:
+        group.start_soon(remove_when_stale, path)
