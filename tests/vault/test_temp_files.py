@@ -8,12 +8,13 @@ import sys
 import time
 from pathlib import Path
 
+from watchfiles import Change
+
 from quire.fs.atomic import write_atomic
 from quire.fs.temp_names import STALE_AFTER_S, is_stale, is_temp_name, temp_name
 from quire.fs.walk import walk_tree
 from quire.vault.temp_files import remove_if_stale, sweep
 from quire.vault.watch import fold_changes
-from watchfiles import Change
 
 
 def dead_pid() -> int:
