@@ -14,7 +14,9 @@ server answered from its name, and ``with_message`` copies one with a new messag
     ├── NotUtf8              a file's bytes are not UTF-8 text
     ├── EditRefused          a find/replace could not be applied (not found, not unique, …)
     ├── DocumentInvalid      a file's content is not what the operation needs (a broken canvas)
-    ├── StorageFailed        a read or write failed at the operating system (disk full, EACCES…)
+    ├── StorageFailed        a read or write failed at the operating system (EACCES, EIO…)
+    │   └── StorageFull        no space left (disk full, quota) for the file or the database;
+    │                          the message says what was applied and what was not
     ├── NotOpen              no document (or no tab of that document) is open in the window
     ├── ReviewNotFound       a review id names no review the caller can see
     ├── ReviewRefused        a review cannot take that action now (it was already decided)
@@ -119,6 +121,14 @@ class DocumentInvalid(QuireError):
 
 class StorageFailed(QuireError):
     """The operating system refused a read or a write; nothing was half-written."""
+
+
+class StorageFull(StorageFailed):
+    """A write found no space (a full disk or quota, of the workspace or of the state folder).
+
+    Its message says exactly what was applied: a change is applied only once it is durable, so
+    "not applied" means a retry cannot apply it twice.
+    """
 
 
 class NotOpen(QuireError):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sqlalchemy import event, text
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from quire.core.errors import InvalidArgument, StorageFailed
+from quire.core.errors import InvalidArgument, StorageFailed, StorageFull
 
 BUSY_TIMEOUT_MS = 5000
 CONNECT_TIMEOUT_S = 10
@@ -36,6 +36,16 @@ SQLITE_PRAGMAS = (
     "PRAGMA synchronous=NORMAL",
 )
 Backend = Literal["sqlite", "postgresql"]
+
+_SQLITE_FULL = 13
+"""SQLite's primary result code for "database or disk is full"."""
+_POSTGRES_DISK_FULL = "53100"
+
+NOT_STORED = (
+    "The database cannot store the change: {reason}. The transaction was rolled back, so "
+    "this change was not applied. Free some space on the disk of the state folder (or the "
+    "database server's), then try again."
+)
 
 
 class Database:
@@ -132,8 +142,30 @@ def _create_engine(url: URL) -> AsyncEngine:
     if url.get_backend_name() == "sqlite":
         engine = create_async_engine(url)
         event.listen(engine.sync_engine, "connect", _set_sqlite_pragmas)
-        return engine
-    return create_async_engine(url, pool_pre_ping=True, connect_args={"timeout": CONNECT_TIMEOUT_S})
+    else:
+        engine = create_async_engine(
+            url, pool_pre_ping=True, connect_args={"timeout": CONNECT_TIMEOUT_S}
+        )
+    event.listen(engine.sync_engine, "handle_error", _no_space_is_storage_full)
+    return engine
+
+
+def _no_space_is_storage_full(context: ExceptionContext) -> None:
+    """Raise StorageFull in place of a driver's "disk full" error (any statement or commit),
+    so every caller learns the change was rolled back, not applied."""
+    reason = no_space_reason(context.original_exception)
+    if reason is not None:
+        raise StorageFull(NOT_STORED.format(reason=reason))
+
+
+def no_space_reason(error: BaseException) -> str | None:
+    """The words for a driver error that means "no space left", or None for any other."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF == _SQLITE_FULL:
+        return "the database or its disk is full (SQLITE_FULL)"
+    if getattr(error, "sqlstate", None) == _POSTGRES_DISK_FULL:
+        return "the database server's disk is full (53100 disk_full)"
+    return None
 
 
 def _set_sqlite_pragmas(dbapi_connection: Any, _record: object) -> None:

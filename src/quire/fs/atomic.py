@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from quire.core.errors import FileMissing, FileTooLarge, InvalidArgument, PathRe
 from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.fs.oserror import storage_failed
 from quire.fs.sandbox import file_kind
+from quire.fs.temp_names import temp_name
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _DEFAULT_MODE = 0o644
@@ -192,11 +192,6 @@ def _sync_folder(folder: int, shown: Path) -> None:
 def _remove_quietly(folder: int, name: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(name, dir_fd=folder)
-
-
-def temp_name(final: str) -> str:
-    """The name of a temp file that will become ``final``: a dotfile the walks skip."""
-    return f".{final[:40]}.{secrets.token_hex(6)}.tmp"
 
 
 def encode_text(data: bytes | str, path: Path) -> bytes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-from quire.core.errors import FileMissing, PathRefused, QuireError, StorageFailed
+from quire.core.errors import FileMissing, PathRefused, QuireError, StorageFailed, StorageFull
 
 _HINTS: dict[int, str] = {
     errno.EACCES: "Check the permissions of the file and of its folders.",
@@ -20,6 +20,8 @@ _HINTS: dict[int, str] = {
     errno.EIO: "The disk reported an input/output error; check the disk, then try again.",
 }
 
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
 
 def reason(exc: OSError) -> str:
     """The OS reason in words, with its error code: ``permission denied (EACCES)``."""
@@ -30,11 +32,13 @@ def reason(exc: OSError) -> str:
 
 
 def storage_failed(exc: OSError, *, doing: str, path: Path, after: str = "") -> StorageFailed:
-    """``Cannot <doing> '<path>': <reason>. <after><hint>`` as a StorageFailed."""
+    """``Cannot <doing> '<path>': <reason>. <after><hint>`` as a StorageFailed (a StorageFull
+    when the disk or the quota has no space left)."""
     hint = _HINTS.get(exc.errno or 0, "")
     tail = " ".join(part for part in (after, hint) if part)
     message = f"Cannot {doing} '{path}': {reason(exc)}."
-    return StorageFailed(f"{message} {tail}" if tail else message)
+    cls = StorageFull if exc.errno in _NO_SPACE else StorageFailed
+    return cls(f"{message} {tail}" if tail else message)
 
 
 def open_failed(exc: OSError, *, doing: str, path: Path, what: str) -> QuireError:

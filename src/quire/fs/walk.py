@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quire.fs.resolve import resolve_leniently
+from quire.fs.temp_names import is_temp_name
 
 MAX_DEPTH = 32
 """Folders deeper than this many levels below the root are not entered."""
@@ -56,8 +57,10 @@ class Walk:
 
     ``too_deep``: folders not entered because of ``MAX_DEPTH``; ``links_out``: file links that
     name nothing, loop, or lead out of the root (or into a hidden or skipped folder);
-    ``undecodable``: names that are not UTF-8 text; ``budget_cut``: the walk stopped after
-    ``max_entries`` entries (``entries`` counts them, with what earlier walks spent).
+    ``undecodable``: names that are not UTF-8 text; ``temp_files``: Quire's temp files (by
+    name; see ``quire.fs.temp_names``) in the folders walked, never listed; ``budget_cut``:
+    the walk stopped after ``max_entries`` entries (``entries`` counts them, with what
+    earlier walks spent).
     ``max_depth`` and ``max_entries`` are the limits it used.
     """
 
@@ -69,6 +72,7 @@ class Walk:
     too_deep: list[Path] = field(default_factory=list)
     links_out: list[Path] = field(default_factory=list)
     undecodable: list[Path] = field(default_factory=list)
+    temp_files: list[Path] = field(default_factory=list)
     entries: int = 0
     budget_cut: bool = False
 
@@ -118,6 +122,8 @@ def walk_tree(
         for entry in _entries(folder, walk):
             name = entry.name
             if name.startswith("."):
+                if is_temp_name(name):
+                    walk.temp_files.append(Path(entry.path))
                 continue
             path = Path(entry.path)
             if not _is_utf8(name):

@@ -12,6 +12,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
+
 from quire.core.state import inbox_folder
 from quire.db.engine import Database, open_database
 from quire.services.agents.machine import MachineFacts
@@ -23,6 +25,7 @@ from quire.services.reviews.loop import Reviews
 from quire.services.search import INDEX_FILE, SearchService
 from quire.services.windows import Windows
 from quire.settings.model import Settings
+from quire.vault.temp_files import remove_when_stale, sweep
 from quire.vault.workspaces import Workspaces
 
 
@@ -58,9 +61,10 @@ async def open_services(
 ) -> AsyncIterator[AppServices]:
     """``async with open_services(settings, token=…, clock=…, machine=…) as services``.
 
-    Opens (and migrates) the database, starts the live documents' file watcher, builds the
-    window and review services, opens the search index (its first build runs in the
-    background) (restoring pending reviews and starting their deadline timer),
+    Removes the stale temp files a killed server left in the workspaces (those not stale yet
+    once they are), opens (and migrates) the database, starts the live documents' file
+    watcher, builds the window and review services, opens the search index (its first build
+    runs in the background) (restoring pending reviews and starting their deadline timer),
     and on exit closes them in reverse order: unsaved edits are flushed to the database
     before it closes.
     """
@@ -69,6 +73,7 @@ async def open_services(
             settings.workspaces,
             allowed=(*settings.allowed_folders, *_inbox(settings.state_dir)),
         )
+        await _clean_temp_files(stack, workspaces)
         database = await open_database(settings.database_url)
         stack.push_async_callback(database.close)
         bus = EventBus()
@@ -116,3 +121,13 @@ def _inbox(state_dir: Path) -> tuple[Path, ...]:
         logging.getLogger(__name__).warning("Cannot create the inbox '%s': %s", folder, exc)
         return ()
     return (folder,)
+async def _clean_temp_files(stack: AsyncExitStack, workspaces: Workspaces) -> None:
+    """Remove the workspaces' stale Quire temp files now, and the fresh ones once stale (in
+    the background, until the services close)."""
+    swept = await anyio.to_thread.run_sync(lambda: sweep(workspaces.folders))
+    if not swept.fresh:
+        return
+    group = await stack.enter_async_context(anyio.create_task_group())
+    stack.callback(group.cancel_scope.cancel)
+    for path in swept.fresh:
+        group.start_soon(remove_when_stale, path)

@@ -1,7 +1,8 @@
 """Watching folders for changed files with watchfiles: one change per file, whatever the editor did.
 
 Owns the watch loops and the folding of raw events into per-file changes judged by what is on
-disk afterwards. It never reads a file's content and never decides what a change means.
+disk afterwards (Quire's temp files left out, and removed once stale). It never reads a
+file's content and never decides what a change means.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ import anyio
 import anyio.from_thread
 from anyio.abc import TaskGroup, TaskStatus
 from watchfiles import Change, awatch
+
+from quire.fs.temp_names import is_temp_name
+from quire.vault.temp_files import remove_when_stale
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +50,7 @@ OnChanges = Callable[[list[FileChange]], Awaitable[None]]
 def fold_changes(raw: Iterable[tuple[Change, str]], *, folders: bool = False) -> list[FileChange]:
     """One change per path, judged by what is on disk now, sorted by path.
 
+    Quire's own temp files (``quire.fs.temp_names``) are never reported.
     An editor's atomic save (write a temp file, rename it over the document) reaches the
     watcher as a delete and a create, or a create alone: the path holds a file afterwards, so
     it is one change of that path. A path that is gone is deleted, unless it was also created
@@ -55,7 +60,8 @@ def fold_changes(raw: Iterable[tuple[Change, str]], *, folders: bool = False) ->
     """
     seen: dict[str, set[Change]] = {}
     for change, name in raw:
-        seen.setdefault(name, set()).add(change)
+        if not is_temp_name(Path(name).name):
+            seen.setdefault(name, set()).add(change)
     folded: list[FileChange] = []
     for name in sorted(seen):
         path = Path(name)
@@ -97,6 +103,7 @@ class FolderWatcher:
         self._loops: dict[bool, _StopSignal] = {}
         self._lock = anyio.Lock()
         self._task_group: TaskGroup | None = None
+        self._temps: set[Path] = set()
 
     async def __aenter__(self) -> Self:
         self._task_group = anyio.create_task_group()
@@ -185,11 +192,28 @@ class FolderWatcher:
                 recursive=recursive,
                 ignore_permission_denied=True,
             ):
+                self._clean_temps(raw)
                 await self._deliver(fold_changes(raw, folders=self._folders))
         except OSError as exc:
             logger.warning("Cannot watch %s for changes: %s", ", ".join(map(str, folders)), exc)
         finally:
             ready.set()
+
+    def _clean_temps(self, raw: Iterable[tuple[Change, str]]) -> None:
+        """Remove each Quire temp file seen appear once it is stale (its writer died)."""
+        if self._task_group is None:
+            return
+        for change, name in raw:
+            path = Path(name)
+            if change != Change.deleted and is_temp_name(path.name) and path not in self._temps:
+                self._temps.add(path)
+                self._task_group.start_soon(self._clean_temp, path)
+
+    async def _clean_temp(self, path: Path) -> None:
+        try:
+            await remove_when_stale(path)
+        finally:
+            self._temps.discard(path)
 
     async def _deliver(self, changes: list[FileChange]) -> None:
         if not changes:

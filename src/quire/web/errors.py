@@ -29,6 +29,7 @@ STATUS: Final[dict[type[errors.QuireError], int]] = {
     errors.EditRefused: 409,
     errors.DocumentInvalid: 400,
     errors.StorageFailed: 500,
+    errors.StorageFull: 507,
     errors.NotOpen: 409,
     errors.ReviewNotFound: 404,
     errors.ReviewRefused: 409,

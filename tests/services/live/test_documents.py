@@ -312,7 +312,7 @@ async def test_an_edit_whose_save_fails_says_it_was_applied_but_not_saved(
     with pytest.raises(FileMissing) as caught:
         await documents.replace_unique(live.doc_id, "item one", "item 1", author="a", save=True)
     assert str(caught.value).startswith(
-        f"The edit was applied to the live document but not saved to '{note}'"
+        f"The edit was applied to the live document and stored. '{note}' was not saved:"
     )
     assert live.text() == NOTE.replace("item one", "item 1")
     assert documents.is_dirty(live.doc_id)

@@ -220,20 +220,21 @@ class ChatService:
         check_session(session)
         target = await self._existing(path, verb="write")
         slash = slash_post(body)
+        # The session is recorded first: a post that answers an error was never appended, so
+        # a retry cannot post it twice.
         if slash is not None:
-            posted = await self._slash(user, target, name, slash)
-        else:
-            text = check_message(body)
-            async with self._lock(target):
-                stamp = utc_stamp(datetime.fromtimestamp(self._clock() / 1000, tz=UTC))
-                state = await self._writer.append(target, name, stamp, text)
-            self._waits.notify(target.key)
-            data = ChatData(path=target.key, number=state.count, author=name)
-            self._bus.publish(user, ChatEvent(data=data))
-            self._announce(user, target, self._presence.posted(target.key, name))
-            posted = Posted(kind="message", number=state.count)
+            await self.sessions.record(user, session, target.key, name, "post")
+            return await self._slash(user, target, name, slash)
+        text = check_message(body)
         await self.sessions.record(user, session, target.key, name, "post")
-        return posted
+        async with self._lock(target):
+            stamp = utc_stamp(datetime.fromtimestamp(self._clock() / 1000, tz=UTC))
+            state = await self._writer.append(target, name, stamp, text)
+        self._waits.notify(target.key)
+        data = ChatData(path=target.key, number=state.count, author=name)
+        self._bus.publish(user, ChatEvent(data=data))
+        self._announce(user, target, self._presence.posted(target.key, name))
+        return Posted(kind="message", number=state.count)
 
     async def wait(
         self,

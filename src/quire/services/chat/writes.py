@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 
 from quire.core.chat import Label
-from quire.core.errors import FileTooLarge
+from quire.core.errors import FileTooLarge, StorageFailed
 from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.core.views import document_id
 from quire.fs.documents import write_document
@@ -56,9 +56,12 @@ class ChatWriter:
         live = self._live(target)
         if live is None:
             old = self._index.known(target.path)
-            state = await anyio.to_thread.run_sync(
-                _append_to_file, self._folders, target.path, old, author, time, body
-            )
+            try:
+                state = await anyio.to_thread.run_sync(
+                    _append_to_file, self._folders, target.path, old, author, time, body
+                )
+            except StorageFailed as exc:
+                raise _not_posted(exc, target.path) from exc
             self._index.remember(state)
             return state
         async with live.lock:
@@ -66,7 +69,20 @@ class ChatWriter:
             if not is_chat(current):
                 raise not_a_chat(target.path)
             new = append_message(current, author, time, body)
-            await self._change_live(live, current, new, author=author)
+            try:
+                await live.store_and_apply(
+                    current, text_changes(current, new), Origin("agent", author)
+                )
+            except StorageFailed as exc:
+                raise _not_posted(exc, target.path) from exc
+            try:
+                await save_to_file(live, self._folders)
+            except StorageFailed as exc:
+                raise exc.with_message(
+                    f"The message was added to the open document '{target.path}' and stored "
+                    f"with its unsaved edits, but the file was not written: {exc} It joins "
+                    "the chat when the document is saved; do not post it again."
+                ) from exc
         self._index.forget(target.path)
         return await self._index.state(target.path)
 
@@ -99,9 +115,12 @@ class ChatWriter:
         self, live: LiveDocument, current: str, new: str, *, author: str = "chat"
     ) -> None:
         _check_size(new.encode("utf-8"), live.path)
-        live.apply(current, text_changes(current, new), Origin("agent", author))
-        await live.journal.flush()
+        await live.store_and_apply(current, text_changes(current, new), Origin("agent", author))
         await save_to_file(live, self._folders)
+
+
+def _not_posted(exc: StorageFailed, path: Path) -> StorageFailed:
+    return exc.with_message(f"The message was not posted (not applied) to '{path}': {exc}")
 
 
 def _append_to_file(

@@ -98,6 +98,35 @@ class LiveDocument:
         with self.change(origin):
             apply_changes(self.content, old, changes, origin=origin)
 
+    def prepare(self, old: str, changes: Sequence[TextChange], origin: Origin) -> bytes | None:
+        """The update that would apply ``changes`` (computed against ``old``, the live text
+        now) as ``origin``, made on a copy: the document itself is untouched, so nothing is
+        applied or sent before the update is stored. None when there is nothing to change."""
+        if not changes:
+            return None
+        # The same client id: under the document's lock no one else mints its items.
+        copy: Doc[Text] = Doc(client_id=self.ydoc.client_id)
+        copy.apply_update(self.ydoc.get_update())
+        state = self.ydoc.get_state()
+        apply_changes(copy.get(CONTENT, type=Text), old, changes, origin=origin)
+        return copy.get_update(state)
+
+    def apply_update(self, update: bytes, origin: Origin) -> None:
+        """Apply ``update`` (from ``prepare``) as ``origin``: every editor is sent it."""
+        with self.change(origin):
+            self.ydoc.apply_update(update)
+
+    async def store_and_apply(
+        self, old: str, changes: Sequence[TextChange], origin: Origin
+    ) -> None:
+        """Apply ``changes`` (against ``old``, the live text now) as ``origin`` once their
+        update is stored in the journal. When it cannot be stored, nothing is applied or sent
+        to an editor and the journal's error propagates (a retry cannot apply it twice). Call
+        it holding ``lock``."""
+        update = self.prepare(old, changes, origin)
+        if update is not None:
+            await self.journal.store_then_apply(update, lambda: self.apply_update(update, origin))
+
     def detach(self) -> None:
         """Stop journaling updates (the document is being closed)."""
         self.ydoc.unobserve(self._subscription)

@@ -18,7 +18,7 @@ from typing import Literal, Self
 import anyio
 
 from quire.api.events import Event
-from quire.core.errors import NotOpen, QuireError
+from quire.core.errors import NotOpen, QuireError, StorageFailed
 from quire.core.views import OWNER, document_id
 from quire.db import buffers
 from quire.db.engine import Database
@@ -197,7 +197,7 @@ class LiveDocuments:
         async with live.lock:
             current = live.text()
             result = edits.replace_unique(current, find, replace)
-            self._apply_replacement(live, current, result, author=author)
+            await self._apply_replacement(live, current, result, author=author)
             return await self._after_edit(live, result, 0, author=author, save=save)
 
     async def replace_occurrence(
@@ -268,7 +268,7 @@ class LiveDocuments:
                         remembered, version=live.version, match_count=count
                     )
             result = edits.replace_occurrence(current, find, replace, match_index)
-            self._apply_replacement(live, current, result, author=author)
+            await self._apply_replacement(live, current, result, author=author)
             if edit_id is not None:
                 self._previews.mark_applied(edit_id)
             return await self._after_edit(live, result, match_index, author=author, save=save)
@@ -314,7 +314,7 @@ class LiveDocuments:
         """
         live = self._require(doc_id)
         async with live.lock:
-            await save_to_file(live, self._folders)
+            await self._save_checked(live)
         await self._saved(live.path)
 
     async def resolve_conflict(self, doc_id: str, keep: Keep) -> None:
@@ -372,29 +372,42 @@ class LiveDocuments:
     ) -> None:
         """Apply ``changes`` (from ``current``, the live text now, to ``new``) as one
         transaction of ``origin``, store it and announce it as ``origin.name``'s edit."""
-        live.apply(current, changes, origin)
-        await live.journal.flush()
+        await self._store_and_apply(live, current, changes, origin)
         if changes:
             start = changes[0].start
             end = changes[-1].end + len(new) - len(current)
             self._publish(*edit_events(live, new, start, end, author=origin.name))
 
-    def _apply_replacement(
+    async def _apply_replacement(
         self, live: LiveDocument, current: str, result: Replacement, *, author: str
     ) -> None:
         """Apply ``result`` (computed from ``current``, the live text now) as its smallest
-        change."""
+        change, once it is stored."""
         old_end = result.start + len(current) + (result.end - result.start) - len(result.text)
         changes = replacement_changes(
             current, result.start, old_end, result.text[result.start : result.end]
         )
-        live.apply(current, changes, Origin("agent", author))
+        await self._store_and_apply(live, current, changes, Origin("agent", author))
+
+    async def _store_and_apply(
+        self, live: LiveDocument, current: str, changes: list[TextChange], origin: Origin
+    ) -> None:
+        """Store the update of ``changes`` in the journal, then apply it (and so send it to
+        every editor). When it cannot be stored nothing is applied or sent, and the error says
+        so: a retry cannot apply the edit twice."""
+        try:
+            await live.store_and_apply(current, changes, origin)
+        except QuireError as exc:
+            message = (
+                f"The edit was not applied to '{live.path}' (no window was sent it and the "
+                f"text is as it was): {exc}"
+            )
+            raise exc.with_message(message) from exc
 
     async def _after_edit(
         self, live: LiveDocument, result: Replacement, match_index: int, *, author: str, save: bool
     ) -> EditOutcome:
-        """Store, announce and (on request) save an applied replacement."""
-        await live.journal.flush()
+        """Announce and (on request) save an applied (so stored) replacement."""
         self._publish(*edit_events(live, result.text, result.start, result.end, author=author))
         if save:
             await self._save_after_edit(live, "The edit was applied")
@@ -409,15 +422,38 @@ class LiveDocuments:
         )
 
     async def _save_after_edit(self, live: LiveDocument, what: str) -> None:
+        await self._save_checked(live, what)
+        await self._saved(live.path)
+
+    async def _save_checked(self, live: LiveDocument, what: str = "") -> None:
+        """``save_to_file``, failing with an error that says what was applied (``what``: the
+        edit made before the save, if any) and whether the file took the text: the file is
+        written before the buffer is marked clean, so a full database can fail a save whose
+        file write succeeded."""
+        text = live.text()
         try:
             await save_to_file(live, self._folders)
         except QuireError as exc:
-            message = (
-                f"{what} to the live document but not saved to '{live.path}': {exc} The "
-                "document keeps the change; save again once the cause is fixed."
-            )
+            saved = False
+            if isinstance(exc, StorageFailed):
+                try:
+                    _found, disk = await read_file(self._folders, live.path)
+                    saved = disk == text
+                except QuireError:
+                    saved = False
+            edit = f"{what} to the live document and stored. " if what else ""
+            if saved:
+                message = (
+                    f"{edit}'{live.path}' was saved (the file holds the live text), but "
+                    f"marking the document saved failed: {exc} The document may still show "
+                    "unsaved changes; save again once there is space."
+                )
+            else:
+                message = (
+                    f"{edit}'{live.path}' was not saved: {exc} The document keeps its "
+                    "unsaved text; save again once the cause is fixed."
+                )
             raise exc.with_message(message) from exc
-        await self._saved(live.path)
 
     async def _saved(self, path: Path) -> None:
         for listener in self._on_saved:

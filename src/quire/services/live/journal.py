@@ -1,7 +1,8 @@
 """The journal of one live document: every Yjs update, kept in the database until the next save.
 
 Owns the order and the atomicity of the buffer's writes (one lock per document) and the dirty
-mark. It never reads or writes the document's file and never edits the Yjs document.
+mark, and the rule that an agent's edit is applied only once it is stored (``store_then_apply``).
+It never reads or writes the document's file and never edits the Yjs document itself.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from collections.abc import Callable
 
 import anyio
 from pycrdt import Doc, Text
+from sqlalchemy.exc import SQLAlchemyError
 
+from quire.core.errors import StorageFailed
 from quire.db import buffers
 from quire.db.engine import Database
 
@@ -50,6 +53,7 @@ class BufferJournal:
         self.dirty = dirty
         """Whether the buffer holds edits the file does not have."""
         self._stored_dirty = dirty
+        self._applying_stored = False
 
     @property
     def lock(self) -> anyio.Lock:
@@ -58,7 +62,8 @@ class BufferJournal:
 
     def record(self, update: bytes, *, dirty: bool) -> None:
         """Queue ``update`` for the next flush; ``dirty`` when it is an edit, not a reload."""
-        self._pending.append(update)
+        if not self._applying_stored:
+            self._pending.append(update)
         if dirty:
             self._pending_dirty = True
             self.dirty = True
@@ -67,6 +72,41 @@ class BufferJournal:
         """Write every queued update, in order, in one transaction."""
         async with self._lock:
             await self._write_pending()
+
+    async def store_then_apply(self, update: bytes, apply: Callable[[], None]) -> None:
+        """Store ``update`` (an edit not applied yet, after every queued update) in one
+        transaction, then call ``apply`` to apply it to the document, so an edit is applied
+        only once it is durable. When the write fails nothing is applied and the error (a
+        StorageFull when there is no space) propagates; the queued updates stay queued. The
+        write and the apply are shielded from cancellation, so a stored edit is never left
+        unapplied."""
+        with anyio.CancelScope(shield=True):
+            async with self._lock:
+                batch, dirty = self._pending, self._pending_dirty
+                self._pending, self._pending_dirty = [], False
+                mark = not self._stored_dirty
+                try:
+                    async with self._db.session() as session, session.begin():
+                        await buffers.append_updates(
+                            session,
+                            self._doc_id,
+                            [*batch, update],
+                            dirty=mark,
+                            now_ms=self._clock(),
+                        )
+                except BaseException as exc:
+                    self._pending[:0] = batch
+                    self._pending_dirty = self._pending_dirty or dirty
+                    if isinstance(exc, SQLAlchemyError):
+                        raise _not_stored(exc) from exc
+                    raise
+                self._stored_dirty = True
+                self._applying_stored = True
+                try:
+                    apply()
+                finally:
+                    self._applying_stored = False
+                self.dirty = True
 
     async def _write_pending(self) -> None:
         if not self._pending:
@@ -126,3 +166,12 @@ class BufferJournal:
             async with self._db.session() as session, session.begin():
                 await buffers.set_base_hash(session, self._doc_id, base_hash, now_ms=self._clock())
             self.base_hash = base_hash
+
+
+def _not_stored(exc: SQLAlchemyError) -> StorageFailed:
+    cause = getattr(exc, "orig", None) or exc
+    detail = (str(cause).splitlines() or [type(cause).__name__])[0]
+    return StorageFailed(
+        f"The database could not store the change ({detail}); the transaction was rolled "
+        "back, so it was not applied. Check the state folder's disk, then try again."
+    )
