@@ -266,8 +266,13 @@ class _Walk:
             "Check the path, or create the folder first."
         )
 
-    def _not_a_folder(self, name: str) -> FileMissing:
+    def _not_a_folder(self, name: str) -> FileMissing | PathRefused:
         where = self.root.joinpath(*self.names, name)
+        if self.make:
+            return PathRefused(
+                f"Cannot {self.verb} '{self.given}': '{where}' is a file, not a folder, so the "
+                "folder cannot be made there. Rename or remove that file, or pick another path."
+            )
         return FileMissing(
             f"Cannot {self.verb} '{self.given}': '{where}' is not a folder, so the file does "
             "not exist. Check the path."

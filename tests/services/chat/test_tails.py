@@ -12,6 +12,7 @@ import pytest
 
 from quire.core.chat import ChatMessage
 from quire.core.errors import FileMissing, NotUtf8
+from quire.fs.folders import AllowedFolders
 from quire.markdown import chat as chat_format
 from quire.markdown.chat import parse_chat
 from quire.services.chat import tails as chat_index
@@ -48,9 +49,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
         chat_format.scan_messages,
     )
 
-    def read(path: Path) -> Any:
+    def read(folders: AllowedFolders, path: Path) -> Any:
         seen.reads += 1
-        return real_read(path)
+        return real_read(folders, path)
 
     def parse(text: str) -> Any:
         seen.full_parses += 1
@@ -82,7 +83,7 @@ async def test_a_chat_is_read_whole_once_then_not_at_all_while_unchanged(
 ) -> None:
     path = tmp_path / "chat.md"
     _write(path, _chat(5))
-    index = ChatIndex()
+    index = ChatIndex(AllowedFolders.whole_disk())
     state = await index.state(path)
     again = await index.state(path)
     assert again is state
@@ -97,7 +98,7 @@ async def test_a_grown_chat_is_parsed_from_its_last_message_on(
     path = tmp_path / "chat.md"
     text = _chat(1000)
     _write(path, text)
-    index = ChatIndex()
+    index = ChatIndex(AllowedFolders.whole_disk())
     first = await index.state(path)
     last_offset = first.offsets[-1]
     grown = with_message(text, "late", "2026-10-02T15:00:00Z", "the newest")
@@ -115,7 +116,7 @@ async def test_a_last_message_that_grew_is_read_again(tmp_path: Path) -> None:
     path = tmp_path / "chat.md"
     text = _chat(3)
     _write(path, text)
-    index = ChatIndex()
+    index = ChatIndex(AllowedFolders.whole_disk())
     await index.state(path)
     _write(path, text + "more of the third\n")
     state = await index.state(path)
@@ -140,7 +141,7 @@ async def test_any_other_change_is_parsed_whole_and_matches_the_file(
     path = tmp_path / "chat.md"
     text = _chat(4)
     _write(path, text)
-    index = ChatIndex()
+    index = ChatIndex(AllowedFolders.whole_disk())
     await index.state(path)
     changed = change(text)
     _write(path, changed)
@@ -155,7 +156,7 @@ async def test_a_header_line_extended_in_place_is_no_longer_a_message(tmp_path: 
     path = tmp_path / "chat.md"
     text = HEAD + "\n#### bob · 2026-10-02T14:03:05Z"
     _write(path, text)
-    index = ChatIndex()
+    index = ChatIndex(AllowedFolders.whole_disk())
     assert (await index.state(path)).count == 1
     # The old last line was a header with no line break; text added to it unmakes it.
     first = HEAD + "\n#### ann · 2026-10-02T14:00:00Z\n\nhi\n\n#### bob · 2026-10-02T14:03:05Z"
@@ -173,7 +174,7 @@ async def test_messages_before_the_kept_tail_are_read_from_the_file(
     path = tmp_path / "chat.md"
     count = TAIL_KEPT + 50
     _write(path, _chat(count))
-    index = ChatIndex()
+    index = ChatIndex(AllowedFolders.whole_disk())
     state = await index.state(path)
     assert len(state.tail) == TAIL_KEPT
     assert state.cached_after(10) is None
@@ -188,7 +189,7 @@ async def test_messages_before_the_kept_tail_are_read_from_the_file(
 async def test_a_note_that_is_not_a_chat_is_refused_and_forgotten(tmp_path: Path) -> None:
     path = tmp_path / "chat.md"
     _write(path, _chat(2))
-    index = ChatIndex()
+    index = ChatIndex(AllowedFolders.whole_disk())
     await index.state(path)
     _write(path, "# Just a note\n\n#### bob · 2026-10-02T14:03:05Z\n")
     with pytest.raises(NotAChat, match="not a chat"):
@@ -199,7 +200,7 @@ async def test_a_note_that_is_not_a_chat_is_refused_and_forgotten(tmp_path: Path
 async def test_the_legacy_tag_reads_as_a_chat(tmp_path: Path) -> None:
     path = tmp_path / "chat.md"
     _write(path, "---\nmdnest-chat: true\n---\n\n#### bob · 2026-10-02T14:03:05Z\n\nhi\n")
-    assert (await ChatIndex().state(path)).count == 1
+    assert (await ChatIndex(AllowedFolders.whole_disk()).state(path)).count == 1
 
 
 @pytest.mark.parametrize(
@@ -216,13 +217,13 @@ async def test_an_unreadable_chat_raises_what_the_read_says(
     if content is not None:
         path.write_bytes(content)
     with pytest.raises(error):
-        await ChatIndex().state(path)
+        await ChatIndex(AllowedFolders.whole_disk()).state(path)
 
 
 async def test_a_deleted_chat_is_missing_after_being_known(tmp_path: Path) -> None:
     path = tmp_path / "chat.md"
     _write(path, _chat(2))
-    index = ChatIndex()
+    index = ChatIndex(AllowedFolders.whole_disk())
     await index.state(path)
     path.unlink()
     with pytest.raises(FileMissing):
