@@ -38,19 +38,22 @@ class Source:
     title: str
 
 
-def read_source(path: Path, allowed: AllowedFolders) -> Source:
-    """Check ``path`` against the allowed folders and the document rule, read and render it.
+def read_source(path: Path, allowed: AllowedFolders, *, remote_images: bool = False) -> Source:
+    """Check ``path`` against the allowed folders and the document rule, read and render it
+    (remote images as placeholders unless ``remote_images``).
 
     Raises PathRefused, FileMissing, FileTooLarge, NotUtf8 or StorageFailed from ``quire.fs``.
     """
     resolved = allowed.check(path, verb="export")
     text = read_document(resolved)
-    return source_from_text(resolved, text)
+    return source_from_text(resolved, text, remote_images=remote_images)
 
 
-def source_from_text(path: Path, text: str) -> Source:
-    """A Source for ``text`` as if read from ``path`` (the live buffer of an open document)."""
-    rendered = render(text)
+def source_from_text(path: Path, text: str, *, remote_images: bool = False) -> Source:
+    """A Source for ``text`` as if read from ``path`` (the live buffer of an open document);
+    remote images are placeholders with no address a browser would fetch unless
+    ``remote_images``."""
+    rendered = render(text, remote_images=remote_images)
     return Source(
         path=path,
         text=strip_bom(text),

@@ -42,6 +42,7 @@ from quire.core.errors import InvalidArgument
 from quire.core.limits import MARKDOWN_EXTENSIONS
 from quire.markdown.highlight import highlight
 from quire.markdown.parser import build_parser, strip_bom
+from quire.markdown.remote_images import move_aside
 from quire.markdown.sanitize import RawHtmlNesting, escape_disallowed_raw_html, sanitize
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp")
@@ -278,8 +279,12 @@ def _markdown() -> MarkdownIt:
     return md
 
 
-def render(source: str) -> Rendered:
+def render(source: str, *, remote_images: bool = False) -> Rendered:
     """Render Markdown to sanitised HTML (a leading BOM ignored; the same input, same bytes).
+
+    Remote images (any ``src`` that leaves this machine) become placeholders that keep their
+    address out of every ``src`` (see ``quire.markdown.remote_images``) unless
+    ``remote_images`` allows them.
 
     Raises InvalidArgument when ``source`` is not a str.
     """
@@ -292,16 +297,16 @@ def render(source: str) -> Rendered:
     # A lone surrogate (JSON allows "\ud800") is no text nh3 can take: show U+FFFD instead.
     text = _SURROGATE.sub("\ufffd", strip_bom(source))
     env: EnvType = {}
-    html = _markdown().render(text, env)
+    # The whole output, not each raw fragment: a raw <details> or <div> often wraps
+    # Markdown between its tags. A hidden front matter block leaves a leading line break.
+    html = sanitize(_markdown().render(text, env)).lstrip("\n")
     return Rendered(
-        # The whole output, not each raw fragment: a raw <details> or <div> often wraps
-        # Markdown between its tags. A hidden front matter block leaves a leading line break.
-        html=sanitize(html).lstrip("\n"),
+        html=html if remote_images else move_aside(html),
         has_math=bool(env.get(_HAS_MATH)),
         has_mermaid=bool(env.get(_HAS_MERMAID)),
     )
 
 
-def render_html(source: str) -> str:
+def render_html(source: str, *, remote_images: bool = False) -> str:
     """The sanitised HTML of ``source``; see ``render``."""
-    return render(source).html
+    return render(source, remote_images=remote_images).html
