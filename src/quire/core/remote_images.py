@@ -70,20 +70,6 @@ def remote_host(src: str) -> str:
         return ""
 
 
-def loadable_url(src: str, *, base_scheme: str = "https") -> str | None:
-    """``src`` as the absolute http(s) address a click would load (a network path takes
-    ``base_scheme``), or None when it is not one a click may load."""
-    text = _browser_form(src).replace("\\", "/")
-    if scheme_of(text) is None:
-        if not text.startswith("//"):
-            return None
-        text = f"{base_scheme}:{text}"
-    try:
-        return RemoteImage.parse(text).url
-    except InvalidArgument:
-        return None
-
-
 @dataclass(frozen=True)
 class RemoteImage:
     """One remote image a person clicked to load: its address and the policy source that

@@ -78,6 +78,8 @@ class Exporter:
         if target == document.path:
             raise PathRefused(f"Refusing to write the export over its own document '{target}'.")
         resources = Resources(folders, remote_images)
+        for address in document.remote_images:
+            resources.remote_allowed(address)
         made = await self._make(document, format, theme=theme, paper=paper, resources=resources)
         await anyio.to_thread.run_sync(lambda: publish(target, made.data, overwrite=overwrite))
         return ExportResult(

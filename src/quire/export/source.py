@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from quire.fs.folders import AllowedFolders
 from quire.fs.safeio import read_document
 from quire.markdown.parser import build_parser, strip_bom
+from quire.markdown.remote_images import diagram_fetch
 from quire.markdown.render import render
 
 _TITLE = re.compile(r"<h1[^>]*>(.*?)</h1>", re.S)
@@ -35,6 +36,8 @@ class Source:
     has_mermaid: bool
     mermaid_lines: tuple[int, ...]
     """The 1-based line of each Mermaid fence, in the order the HTML holds them."""
+    remote_images: tuple[str, ...]
+    """The remote images left out as placeholders (none when remote images were allowed)."""
     title: str
 
 
@@ -60,19 +63,25 @@ def source_from_text(path: Path, text: str, *, remote_images: bool = False) -> S
         html=rendered.html,
         has_math=rendered.has_math,
         has_mermaid=rendered.has_mermaid,
-        mermaid_lines=mermaid_lines(text) if rendered.has_mermaid else (),
+        mermaid_lines=mermaid_lines(text, remote_images=remote_images)
+        if rendered.has_mermaid
+        else (),
+        remote_images=rendered.remote_images,
         title=_title(rendered.html) or path.stem,
     )
 
 
-def mermaid_lines(text: str) -> tuple[int, ...]:
-    """The 1-based line of each ```` ```mermaid ```` fence's opening, in document order."""
+def mermaid_lines(text: str, *, remote_images: bool = False) -> tuple[int, ...]:
+    """The 1-based line of each ```` ```mermaid ```` fence's opening, in document order;
+    without ``remote_images``, only of those the renderer leaves to draw (a diagram that
+    would fetch a remote image is shown as its source)."""
     lines: list[int] = []
     for token in _parser().parse(strip_bom(text)):
         if token.type != "fence" or token.map is None:
             continue
         info = token.info.strip().split(maxsplit=1)
-        if info and info[0].lower() == "mermaid":
+        drawn = remote_images or diagram_fetch(token.content) is None
+        if info and info[0].lower() == "mermaid" and drawn:
             lines.append(token.map[0] + 1)
     return tuple(lines)
 

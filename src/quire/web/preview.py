@@ -65,9 +65,9 @@ async def rendered_document(request: Request) -> Response:
     """The Read view of the open document `docId`: `{html, has_math, has_mermaid, dirty,
     partial}`, rendered from its live text (unsaved edits included) by the same renderer as
     exports (remote images are click-to-load placeholders unless the document's folder is in
-    `preview.remote_images`). `part=head` asks for the beginning of a long document first (up to a heading
-    past its first 32 KB; `partial: true`), so the view shows it at once; a short document
-    is rendered whole either way."""
+    `preview.remote_images`). `part=head` asks for the beginning of a long document first (up
+    to a heading past its first 32 KB; `partial: true`), so the view shows it at once; a short
+    document is rendered whole either way."""
     values = query_args(request, ("docId", "part"))
     part = values.get("part")
     if part not in (None, "head"):
