@@ -180,3 +180,24 @@ def test_with_the_setting_on_remote_images_load_as_written(
     eventually(lambda: len(images.requests) == 3, "the three images to load")
     widths = body.locator("img").evaluate_all("all => all.map(image => image.naturalWidth)")
     assert widths == [WIDTH, WIDTH, WIDTH]
+
+
+def test_a_chat_messages_remote_image_waits_for_a_click_too(
+    page: Page, server: Server, images: ImageServer
+) -> None:
+    chat = server.workspace / "Chats" / "team.md"
+    with server.agent() as agent:
+        agent.post("/api/chats", json={"path": str(chat), "title": "Team"}).raise_for_status()
+        body = f"Look: ![shot](http://127.0.0.1:{images.port}/shot.png)"
+        agent.post(
+            "/api/chats/post", json={"path": str(chat), "as": "ada", "body": body}
+        ).raise_for_status()
+    page.locator(".chats-button").click()
+    page.locator(".chat-row", has_text="Team").click()
+    message = page.locator(".chat-body", has_text="Look:")
+    expect(message.locator(".remote-image")).to_contain_text("Image from 127.0.0.1")
+    page.wait_for_load_state("networkidle")
+    assert images.requests == []
+    message.get_by_role("button", name="Load this image").click()
+    expect(message.locator("iframe.remote-image-frame.is-ready")).to_have_count(1)
+    assert images.requests == ["/shot.png"]
