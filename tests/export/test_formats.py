@@ -162,6 +162,9 @@ def test_images_outside_the_allowed_folders_and_remote_ones_are_left_out_with_wa
     assert html.count("data:image/png;base64,") == 1
     assert any("leak.png" in warning for warning in result.warnings)
     assert any("example.com" in warning for warning in result.warnings)
+    # The remote image is its placeholder: no address a reader's browser would fetch.
+    assert ' src="https://example.com' not in html
+    assert "Image from example.com not loaded: remote" in html
 
 
 def test_the_html_is_self_contained_with_diagrams_as_svg_and_math_typeset(run: Run) -> None:

@@ -67,7 +67,9 @@ class Exporter:
     ) -> ExportResult:
         """Export ``source`` to ``format`` at ``output`` (beside it when None); see the module."""
         folders = AllowedFolders(allowed, how_to_add="Pass the folder to allow, then try again.")
-        document = await anyio.to_thread.run_sync(read_source, source, folders)
+        document = await anyio.to_thread.run_sync(
+            lambda: read_source(source, folders, remote_images=remote_images)
+        )
         target = await anyio.to_thread.run_sync(
             lambda: check_output(
                 document.path, output, format=format, allowed=folders, overwrite=overwrite
@@ -76,6 +78,8 @@ class Exporter:
         if target == document.path:
             raise PathRefused(f"Refusing to write the export over its own document '{target}'.")
         resources = Resources(folders, remote_images)
+        for address in document.remote_images:
+            resources.remote_allowed(address)
         made = await self._make(document, format, theme=theme, paper=paper, resources=resources)
         await anyio.to_thread.run_sync(
             lambda: publish(target, made.data, allowed=folders, overwrite=overwrite)

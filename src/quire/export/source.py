@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from quire.fs.documents import read_document
 from quire.fs.folders import AllowedFolders
 from quire.markdown.parser import build_parser, strip_bom
+from quire.markdown.remote_images import diagram_fetch
 from quire.markdown.render import render
 
 _TITLE = re.compile(r"<h1[^>]*>(.*?)</h1>", re.S)
@@ -35,40 +36,51 @@ class Source:
     has_mermaid: bool
     mermaid_lines: tuple[int, ...]
     """The 1-based line of each Mermaid fence, in the order the HTML holds them."""
+    remote_images: tuple[str, ...]
+    """The remote images left out as placeholders (none when remote images were allowed)."""
     title: str
 
 
-def read_source(path: Path, allowed: AllowedFolders) -> Source:
-    """Check ``path`` against the allowed folders and the document rule, read and render it.
+def read_source(path: Path, allowed: AllowedFolders, *, remote_images: bool = False) -> Source:
+    """Check ``path`` against the allowed folders and the document rule, read and render it
+    (remote images as placeholders unless ``remote_images``).
 
     Raises PathRefused, FileMissing, FileTooLarge, NotUtf8 or StorageFailed from ``quire.fs``.
     """
     found, text = read_document(allowed, path)
-    return source_from_text(found.path, text)
+    return source_from_text(found.path, text, remote_images=remote_images)
 
 
-def source_from_text(path: Path, text: str) -> Source:
-    """A Source for ``text`` as if read from ``path`` (the live buffer of an open document)."""
-    rendered = render(text)
+def source_from_text(path: Path, text: str, *, remote_images: bool = False) -> Source:
+    """A Source for ``text`` as if read from ``path`` (the live buffer of an open document);
+    remote images are placeholders with no address a browser would fetch unless
+    ``remote_images``."""
+    rendered = render(text, remote_images=remote_images)
     return Source(
         path=path,
         text=strip_bom(text),
         html=rendered.html,
         has_math=rendered.has_math,
         has_mermaid=rendered.has_mermaid,
-        mermaid_lines=mermaid_lines(text) if rendered.has_mermaid else (),
+        mermaid_lines=mermaid_lines(text, remote_images=remote_images)
+        if rendered.has_mermaid
+        else (),
+        remote_images=rendered.remote_images,
         title=_title(rendered.html) or path.stem,
     )
 
 
-def mermaid_lines(text: str) -> tuple[int, ...]:
-    """The 1-based line of each ```` ```mermaid ```` fence's opening, in document order."""
+def mermaid_lines(text: str, *, remote_images: bool = False) -> tuple[int, ...]:
+    """The 1-based line of each ```` ```mermaid ```` fence's opening, in document order;
+    without ``remote_images``, only of those the renderer leaves to draw (a diagram that
+    would fetch a remote image is shown as its source)."""
     lines: list[int] = []
     for token in _parser().parse(strip_bom(text)):
         if token.type != "fence" or token.map is None:
             continue
         info = token.info.strip().split(maxsplit=1)
-        if info and info[0].lower() == "mermaid":
+        drawn = remote_images or diagram_fetch(token.content) is None
+        if info and info[0].lower() == "mermaid" and drawn:
             lines.append(token.map[0] + 1)
     return tuple(lines)
 

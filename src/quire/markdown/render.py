@@ -42,6 +42,7 @@ from quire.core.errors import InvalidArgument
 from quire.core.limits import MARKDOWN_EXTENSIONS
 from quire.markdown.highlight import highlight
 from quire.markdown.parser import build_parser, strip_bom
+from quire.markdown.remote_images import diagram_fetch, diagram_notice, move_aside
 from quire.markdown.sanitize import RawHtmlNesting, escape_disallowed_raw_html, sanitize
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp")
@@ -64,6 +65,7 @@ _HAS_MATH = "quire_has_math"
 _HAS_MERMAID = "quire_has_mermaid"
 _SLUGS = "quire_slugs"
 _RAW_NESTING = "quire_raw_nesting"
+_REMOTE_IMAGES = "quire_remote_images"
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,8 @@ class Rendered:
     html: str
     has_math: bool
     has_mermaid: bool
+    remote_images: tuple[str, ...] = ()
+    """The addresses of the remote images moved aside into placeholders, in order."""
 
 
 def _is_slug_char(char: str) -> bool:
@@ -165,6 +169,11 @@ def _fence(
     info = mdTrim(unescapeAll(token.info)) if token.info else ""
     language = MD_TRIM_RE.split(info, maxsplit=1)[0] if info else ""
     if language.lower() == "mermaid":
+        fetched = None if env.get(_REMOTE_IMAGES) else diagram_fetch(token.content)
+        if fetched is not None:
+            # Drawn, it would load a remote image: show its source instead, saying why.
+            body = escapeHtml(token.content)
+            return f'{diagram_notice(fetched)}<pre class="highlight"><code>{body}</code></pre>\n'
         env[_HAS_MERMAID] = True
         return f'<pre class="mermaid">{escapeHtml(token.content)}</pre>\n'
     if _LANGUAGE.fullmatch(language) is None:
@@ -278,8 +287,12 @@ def _markdown() -> MarkdownIt:
     return md
 
 
-def render(source: str) -> Rendered:
+def render(source: str, *, remote_images: bool = False) -> Rendered:
     """Render Markdown to sanitised HTML (a leading BOM ignored; the same input, same bytes).
+
+    Remote images (any ``src`` that leaves this machine) become placeholders that keep their
+    address out of every ``src`` (see ``quire.markdown.remote_images``) unless
+    ``remote_images`` allows them.
 
     Raises InvalidArgument when ``source`` is not a str.
     """
@@ -291,17 +304,21 @@ def render(source: str) -> Rendered:
         )
     # A lone surrogate (JSON allows "\ud800") is no text nh3 can take: show U+FFFD instead.
     text = _SURROGATE.sub("\ufffd", strip_bom(source))
-    env: EnvType = {}
-    html = _markdown().render(text, env)
+    env: EnvType = {_REMOTE_IMAGES: remote_images}
+    # The whole output, not each raw fragment: a raw <details> or <div> often wraps
+    # Markdown between its tags. A hidden front matter block leaves a leading line break.
+    html = sanitize(_markdown().render(text, env)).lstrip("\n")
+    moved: tuple[str, ...] = ()
+    if not remote_images:
+        html, moved = move_aside(html)
     return Rendered(
-        # The whole output, not each raw fragment: a raw <details> or <div> often wraps
-        # Markdown between its tags. A hidden front matter block leaves a leading line break.
-        html=sanitize(html).lstrip("\n"),
+        html=html,
+        remote_images=moved,
         has_math=bool(env.get(_HAS_MATH)),
         has_mermaid=bool(env.get(_HAS_MERMAID)),
     )
 
 
-def render_html(source: str) -> str:
+def render_html(source: str, *, remote_images: bool = False) -> str:
     """The sanitised HTML of ``source``; see ``render``."""
-    return render(source).html
+    return render(source, remote_images=remote_images).html

@@ -40,23 +40,28 @@ class DocumentView:
 
 
 @functools.lru_cache(maxsize=8)
-def remembered(text: str) -> Rendered:
+def remembered(text: str, remote_images: bool = False) -> Rendered:
     """The renderer's output for ``text``, remembered for the last few texts: the Read view
     asks again after every view switch, and a long document takes seconds to render."""
-    return render(text)
+    return render(text, remote_images=remote_images)
 
 
-async def render_document(text: str, *, head: bool = False) -> DocumentView:
+async def render_document(
+    text: str, *, head: bool = False, remote_images: bool = False
+) -> DocumentView:
     """A document's ``text`` rendered; with ``head``, only the beginning of a long one (up to
     a heading past its first 32 KB, see ``quire.markdown.head``) so a view can show it at
-    once. A short document is rendered whole either way."""
+    once. A short document is rendered whole either way. Remote images are placeholders
+    unless ``remote_images`` (the document's folder turns them on)."""
     end = head_end(text) if head else None
-    rendered = await anyio.to_thread.run_sync(remembered, text if end is None else text[:end])
+    part = text if end is None else text[:end]
+    rendered = await anyio.to_thread.run_sync(remembered, part, remote_images)
     return DocumentView(rendered, partial=end is not None)
 
 
 async def render_text(text: str) -> Rendered:
-    """One loose Markdown text rendered (nothing remembered)."""
+    """One loose Markdown text rendered (nothing remembered; remote images as placeholders,
+    since a loose text belongs to no folder)."""
     return await anyio.to_thread.run_sync(render, text)
 
 

@@ -94,6 +94,12 @@ SETTINGS: tuple[Setting, ...] = (
         default_text="the first of `chromium`, `chromium-browser`, `google-chrome`, "
         "`microsoft-edge`… found on PATH",
     ),
+    Setting(
+        "remote_images",
+        "true, false, or a list of folders (absolute or starting with `~/`)",
+        file_key="preview.remote_images",
+        default_text="none: every remote image waits for a click",
+    ),
 )
 """Every setting, in the order the reference lists them."""
 

@@ -79,6 +79,12 @@ class Settings(BaseModel):
         "(headless, over the DevTools protocol).",
     )
     """None: the first Chrome, Chromium or Edge found on this machine."""
+    remote_images: tuple[Path, ...] = Field(
+        default=(),
+        description="The folders (workspaces, or folders inside them) whose notes show remote "
+        "images as written. Elsewhere each remote image is a placeholder naming its host, and "
+        "one click loads it; `true` names every workspace.",
+    )
 
     @field_validator("workspaces")
     @classmethod
@@ -88,6 +94,14 @@ class Settings(BaseModel):
         for path in value:
             if not path.is_absolute():
                 raise ValueError(f"workspace {str(path)!r} is not an absolute path")
+        return value
+
+    @field_validator("remote_images")
+    @classmethod
+    def _absolute_remote_images(cls, value: tuple[Path, ...]) -> tuple[Path, ...]:
+        for path in value:
+            if not path.is_absolute():
+                raise ValueError(f"remote_images folder {str(path)!r} is not an absolute path")
         return value
 
     @field_validator("state_dir")
@@ -108,6 +122,10 @@ class Settings(BaseModel):
     def port_is_default(self) -> bool:
         """Whether nobody chose the port, so a busy default may fall back to the next ones."""
         return "port" not in self.model_fields_set
+
+    def loads_remote_images(self, path: Path) -> bool:
+        """Whether the note at ``path`` (resolved) shows its remote images without a click."""
+        return any(path.is_relative_to(folder) for folder in self.remote_images)
 
     @property
     def database_url(self) -> str:
@@ -158,6 +176,11 @@ def load_settings(
     browser = _export_browser(environ, config, path, home=home, cwd=cwd)
     if browser is not None:
         values["export_browser"] = browser
+    found = _pick("remote_images", {}, {}, config, path)
+    if found is not None:
+        workspaces = values["workspaces"]
+        assert isinstance(workspaces, tuple)
+        values["remote_images"] = _remote_images(*found, workspaces=workspaces, home=home)
     return Settings.model_validate(values)
 
 
@@ -314,6 +337,27 @@ def _workspace(raw: str, source: _Source, cwd: Path, home: Path) -> Path:
     if resolved == Path("/"):
         raise _bad(source, raw, "is the root of the file system", "a folder of documents")
     return resolved
+
+
+def _remote_images(
+    raw: object, source: _Source, *, workspaces: tuple[Path, ...], home: Path
+) -> tuple[Path, ...]:
+    rule = 'true, false, or a list of folders such as ["~/notes"]'
+    if isinstance(raw, bool):
+        return workspaces if raw else ()
+    if not isinstance(raw, list):
+        raise _bad(source, raw, "is neither true, false nor a list of folders", rule)
+    found: list[Path] = []
+    for item in raw:
+        if not isinstance(item, str) or not item.strip() or "\0" in item:
+            raise _bad(source, item, "is not a folder path", rule)
+        if not (Path(item).is_absolute() or item == "~" or item.startswith("~/")):
+            raise _bad(source, item, "is a relative path", "absolute or start with ~/")
+        # Resolved as workspaces are, so a symlinked folder names the notes it holds.
+        path = Path(os.path.realpath(_expand(item, cwd=home, home=home)))
+        if path not in found:
+            found.append(path)
+    return tuple(found)
 
 
 def _expand(raw: str, *, cwd: Path, home: Path) -> Path:

@@ -43,7 +43,16 @@ enabled = true
 
 [export]
 browser = "/usr/bin/chromium"
+
+[preview]
+remote_images = ["~/notes"]
 ```
+
+`preview.remote_images` is per workspace: a note shows its remote images (http, https and `//`
+addresses) as written only when it lies inside a folder listed there. Everywhere else, and in
+every chat message, each remote image is a placeholder that names its host; one click loads that
+image alone. Exports fetch remote images only when the export asks for them. See the preview's
+page, `docs/markdown.md`, for how the page policy and the click fit together.
 """
 
 

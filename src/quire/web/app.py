@@ -32,6 +32,7 @@ from quire.web import (
     events,
     exports,
     preview,
+    remote_images,
     rendering,
     reviews,
     search,
@@ -97,7 +98,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
             return login_response(
                 request, token=services.token, user=OWNER, sessions=sessions, how_to_sign_in=advice
             )
-        return static_files.index_page(request)
+        return static_files.index_page(request, remote_images=bool(settings.remote_images))
 
     settings = services.settings
 
@@ -121,6 +122,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         *preview.routes,
         *exports.routes,
         *rendering.routes,
+        *remote_images.routes,
         *search.routes,
         *static_files.routes,
         *events.routes,

@@ -64,9 +64,10 @@ async def _live(request: Request, doc_id: str) -> LiveDocument:
 async def rendered_document(request: Request) -> Response:
     """The Read view of the open document `docId`: `{html, has_math, has_mermaid, dirty,
     partial}`, rendered from its live text (unsaved edits included) by the same renderer as
-    exports. `part=head` asks for the beginning of a long document first (up to a heading
-    past its first 32 KB; `partial: true`), so the view shows it at once; a short document
-    is rendered whole either way."""
+    exports (remote images are click-to-load placeholders unless the document's folder is in
+    `preview.remote_images`). `part=head` asks for the beginning of a long document first (up
+    to a heading past its first 32 KB; `partial: true`), so the view shows it at once; a short
+    document is rendered whole either way."""
     values = query_args(request, ("docId", "part"))
     part = values.get("part")
     if part not in (None, "head"):
@@ -75,7 +76,8 @@ async def rendered_document(request: Request) -> Response:
             argument="part",
         )
     live = await _live(request, _doc_id(values.get("docId")))
-    view = await rendering.render_document(live.text(), head=part == "head")
+    remote = services_of(request).settings.loads_remote_images(live.path)
+    view = await rendering.render_document(live.text(), head=part == "head", remote_images=remote)
     return answer(
         RenderedDocument(
             html=view.rendered.html,

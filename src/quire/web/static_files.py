@@ -44,7 +44,14 @@ _MISSING_BUNDLE = """<!doctype html>
 """
 
 
-def _security_headers(request: Request) -> dict[str, str]:
+def image_sources(*, remote_images: bool) -> str:
+    """The page's ``img-src``: this server, data and blob images; remote ones only when some
+    folder turns remote images on (a clicked image loads in its own frame, see
+    ``quire.web.remote_images``, so the page never needs them for a click)."""
+    return "'self' data: blob:" + (" https: http:" if remote_images else "")
+
+
+def _security_headers(request: Request, *, remote_images: bool) -> dict[str, str]:
     host = request.headers.get("host", "")
     # The event and document sockets live on this same host; the host was already checked.
     sockets = f" ws://{host} wss://{host}" if host else ""
@@ -53,9 +60,9 @@ def _security_headers(request: Request) -> dict[str, str]:
         "Content-Security-Policy": (
             "default-src 'self'; script-src 'self'; "
             "style-src 'self' 'unsafe-inline'; "
-            "img-src 'self' data: blob: https: http:; font-src 'self' data:; "
-            f"connect-src 'self'{sockets}; object-src 'none'; frame-ancestors 'none'; "
-            "base-uri 'none'; form-action 'none'"
+            f"img-src {image_sources(remote_images=remote_images)}; font-src 'self' data:; "
+            f"connect-src 'self'{sockets}; frame-src 'self'; object-src 'none'; "
+            "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
         ),
         "Referrer-Policy": "no-referrer",
         "X-Content-Type-Options": "nosniff",
@@ -63,15 +70,16 @@ def _security_headers(request: Request) -> dict[str, str]:
     }
 
 
-def index_page(request: Request) -> Response:
+def index_page(request: Request, *, remote_images: bool = False) -> Response:
     """The UI's ``index.html`` for a signed-in browser (never cached: it names the current
-    assets), or a page saying how to build the bundle when this copy has none."""
+    assets), or a page saying how to build the bundle when this copy has none.
+    ``remote_images``: whether some folder shows remote images without a click."""
     index = STATIC_DIR / "index.html"
     try:
         html = index.read_text(encoding="utf-8")
     except FileNotFoundError:
         return HTMLResponse(_MISSING_BUNDLE, status_code=503, headers={"Cache-Control": "no-store"})
-    return HTMLResponse(html, headers=_security_headers(request))
+    return HTMLResponse(html, headers=_security_headers(request, remote_images=remote_images))
 
 
 def _asset_file(name: str) -> Path | None:

@@ -21,6 +21,7 @@ import {
   type Conversation as Open,
 } from "./chatState";
 import { Composer } from "./Composer";
+import { clickPlaceholder, preparePlaceholders } from "../render/remoteImages";
 import { finishedHtml, isForReader, renderBodies, renderedBody } from "./messageHtml";
 import { Avatar } from "./Popup";
 import { messageTime, shortTime } from "./words";
@@ -50,6 +51,8 @@ function Body({ message, workspace, reader }: { message: ChatMessage; workspace:
     [rendered, workspace, message.mentions, reader],
   );
   const box = useRef<HTMLDivElement>(null);
+  // A message's remote images wait for a click, as a note's do ("all" means this message's).
+  const remoteNote = `chat:${workspace}:${message.body}`;
   useEffect(() => {
     const element = box.current;
     if (!element || !rendered) return;
@@ -57,9 +60,17 @@ function Body({ message, workspace, reader }: { message: ChatMessage; workspace:
     if (rendered.has_mermaid) {
       void import("../render/mermaid").then((module) => module.drawDiagrams(element, darkQuery.matches));
     }
+    preparePlaceholders([element], remoteNote);
   }, [html]);
   if (html === null) return <div class="chat-body chat-body-plain">{message.body}</div>;
-  return <div class="chat-body markdown-body" ref={box} dangerouslySetInnerHTML={{ __html: html }} />;
+  return (
+    <div
+      class="chat-body markdown-body"
+      ref={box}
+      onClick={(event) => box.current && clickPlaceholder(event, box.current, remoteNote)}
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
+  );
 }
 
 function MessageItem({

@@ -10,6 +10,7 @@ import { metrics } from "../metrics";
 import { isMarkdown, resolveLink } from "../paths";
 import { blockOfLine, lineOfBlock, onLeave, rememberedLine, rememberLine, topBlock } from "../scroll";
 import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask } from "../state";
+import { clickPlaceholder, preparePlaceholders } from "../render/remoteImages";
 import { Backlinks } from "./Backlinks";
 
 const sources = new WeakMap<Node, string>();
@@ -172,6 +173,7 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
         content.current.classList.toggle("is-long", rendered.partial === true || rendered.html.length > LONG_HTML);
         const inserted = morph(content.current, rendered.html);
         prepare(inserted);
+        preparePlaceholders(inserted, tab.docId);
         state.value = "ready";
         if (first) {
           first = false;
@@ -276,6 +278,7 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
   }, [tab.docId]);
 
   const onClick = (event: MouseEvent) => {
+    if (content.current && clickPlaceholder(event, content.current, tab.docId)) return;
     const target = event.target as HTMLElement;
     if (target instanceof HTMLInputElement && target.classList.contains("task-list-item-checkbox")) {
       const line = Number(target.dataset.line);
