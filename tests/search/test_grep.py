@@ -87,7 +87,7 @@ def test_grep_ignores_case_and_ranks_by_matching_lines(tmp_path: Path) -> None:
     one = write(tmp_path / "one.md", "# One\nalpha\n")
     two = write(tmp_path / "two.md", "# Two\nALPHA beta\nAlphabet\n")
     write(tmp_path / "none.md", "nothing\n")
-    result = grep_files(sorted(tmp_path.iterdir()), "alpha")
+    result = grep_files(sorted(tmp_path.iterdir()), "alpha", allowed=AllowedFolders([tmp_path]))
     assert [hit.path for hit in result.hits] == [str(two), str(one)]
     assert result.hits[0].title == "Two"
     assert result.hits[0].matches == 2
@@ -102,7 +102,9 @@ def test_files_that_cannot_be_read_are_reported(tmp_path: Path) -> None:
     latin = write(tmp_path / "latin.md", b"caf\xe9\n")
     fifo = tmp_path / "pipe.md"
     os.mkfifo(fifo)
-    result = grep_files([latin, fifo, tmp_path / "gone.md"], "x")
+    result = grep_files(
+        [latin, fifo, tmp_path / "gone.md"], "x", allowed=AllowedFolders([tmp_path])
+    )
     reasons = {item.path: item.reason for item in result.unread}
     assert reasons[str(latin)].startswith("not UTF-8 text (byte 4")
     assert reasons[str(fifo)] == "not a regular Markdown document"
@@ -120,7 +122,7 @@ def test_a_file_outside_the_allowed_folders_is_not_read(tmp_path: Path) -> None:
 
 def test_the_byte_budget_stops_the_search(tmp_path: Path) -> None:
     files = [write(tmp_path / f"{i}.md", "word\n" * 10) for i in range(3)]
-    result = grep_files(files, "word", max_total_bytes=60)
+    result = grep_files(files, "word", max_total_bytes=60, allowed=AllowedFolders([tmp_path]))
     assert result.bytes_cut
     assert len(result.hits) == 1
 
@@ -156,12 +158,12 @@ def test_around_match_shows_the_part_of_a_long_line_that_holds_the_match(
     tmp_path: Path, line: str, query: str, shown: str
 ) -> None:
     path = write(tmp_path / "long.md", f"# Long\n{line}\n")
-    result = grep_files([path], query, around_match=True)
+    result = grep_files([path], query, around_match=True, allowed=AllowedFolders([tmp_path]))
     assert [(item.line, item.text) for item in result.hits[0].lines] == [(2, shown)]
     assert query.casefold() in shown.casefold()
 
 
 def test_without_around_match_a_long_line_shows_its_first_200_characters(tmp_path: Path) -> None:
     path = write(tmp_path / "long.md", LONG + "\n")
-    result = grep_files([path], "needle")
+    result = grep_files([path], "needle", allowed=AllowedFolders([tmp_path]))
     assert result.hits[0].lines[0].text == LONG[:200]

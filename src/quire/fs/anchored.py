@@ -28,7 +28,7 @@ from quire.core.errors import FileMissing, PathRefused
 from quire.fs.oserror import storage_failed
 from quire.fs.resolve import resolve_leniently
 
-__all__ = ["MAX_LINKS", "Spot", "reach"]
+__all__ = ["MAX_LINKS", "Spot", "place", "reach"]
 
 MAX_LINKS = 40
 """How many symbolic links one walk resolves before it calls the path a loop (as Linux does)."""
@@ -119,7 +119,7 @@ def reach(
     file where a folder should be), FileMissing (a folder on the way is missing) or
     StorageFailed (the OS refused). A refusal for a path outside ends with ``outside``.
     """
-    placed = _place(roots, path)
+    placed = place(roots, path)
     if placed is None:
         raise _outside(path, verb, outside)
     root, names = placed
@@ -248,7 +248,7 @@ class _Walk:
         if not target:
             raise self._not_a_folder(name)
         if target.startswith("/"):
-            placed = _place(self.roots, Path(target))
+            placed = place(self.roots, Path(target))
             if placed is None:
                 why = f"'{name}' is a symbolic link to '{target}'"
                 raise _outside(self.given, self.verb, self.outside, why=why)
@@ -279,8 +279,9 @@ class _Walk:
         )
 
 
-def _place(roots: tuple[Path, ...], path: Path) -> tuple[Path, tuple[str, ...]] | None:
-    """The outermost root holding ``path`` as written, else as its folder resolves."""
+def place(roots: tuple[Path, ...], path: Path) -> tuple[Path, tuple[str, ...]] | None:
+    """The outermost root holding ``path`` as written, else as its folder resolves, and the
+    names below it; None when no root holds it (nothing is opened)."""
     placed = _place_lexically(roots, path)
     if placed is not None:
         return placed

@@ -188,6 +188,7 @@ def _reach(
     follow_final: bool = True,
     make_folders: bool = False,
 ) -> Spot:
+    folders.require_placed(path, verb=verb)
     if not kind.accepts(path.name):
         raise PathRefused(f"Refusing to {verb} '{path}': {kind.rule(verb)}.")
     spot = folders.reach(path, verb=verb, follow_final=follow_final, make_folders=make_folders)

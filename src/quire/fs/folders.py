@@ -14,7 +14,7 @@ from pathlib import Path
 
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.core.paths import require_absolute
-from quire.fs.anchored import Spot, reach
+from quire.fs.anchored import Spot, place, reach
 from quire.fs.oserror import storage_failed
 
 _MISSING = (errno.ENOENT, errno.ENOTDIR)
@@ -34,6 +34,7 @@ class AllowedFolders:
         folders: Iterable[Path],
         *,
         how_to_add: str | None = None,
+        outside_hint: str | None = None,
         hidden_folders: bool = False,
     ) -> None:
         resolved: list[Path] = []
@@ -43,7 +44,7 @@ class AllowedFolders:
                 resolved.append(checked)
         self._folders = tuple(resolved)
         self._how_to_add = how_to_add or "Add a folder to the allowed folders, then try again."
-        self._hint = f" {how_to_add}" if how_to_add else ""
+        self._hint = f" {outside_hint}" if outside_hint else ""
         self.hidden_folders = hidden_folders
         """Whether files inside hidden folders below an allowed folder may be reached."""
 
@@ -100,12 +101,7 @@ class AllowedFolders:
         See ``quire.fs.anchored.reach``; a path outside gets the refusal of :meth:`check`.
         The caller closes the Spot (``with folders.reach(...) as spot``).
         """
-        require_absolute(path, "path")
-        if not self._folders:
-            raise PathRefused(
-                f"Refusing to {verb} '{path}': no folder is allowed yet, so every path is "
-                f"refused. {self._how_to_add}"
-            )
+        self.require_placed(path, verb=verb)
         spot = reach(
             self._folders,
             path,
@@ -125,6 +121,21 @@ class AllowedFolders:
                     "folder itself."
                 )
         return spot
+
+    def require_placed(self, path: Path, *, verb: str) -> None:
+        """Refuse ``path`` at once when no allowed folder holds it as written or as its folder
+        resolves (the one refusal for outside, whether or not the path exists)."""
+        require_absolute(path, "path")
+        if not self._folders:
+            raise PathRefused(
+                f"Refusing to {verb} '{path}': no folder is allowed yet, so every path is "
+                f"refused. {self._how_to_add}"
+            )
+        if place(self._folders, path) is None:
+            raise PathRefused(
+                f"Refusing to {verb} '{path}': it is not inside an allowed folder. "
+                f"{self._where_to()}"
+            )
 
     def _hidden_folder(self, path: Path) -> str | None:
         """The first hidden folder between the innermost allowed folder and ``path``."""

@@ -201,5 +201,9 @@ def unread_reason(error: QuireError) -> str:
     if isinstance(error, FileTooLarge):
         return "larger than 16 MiB"
     if isinstance(error, PathRefused):
+        if "not inside an allowed folder" in str(error):
+            return "outside the allowed folders"
+        if "hidden folder" in str(error):
+            return "inside a hidden folder"
         return "not a regular Markdown document"
     return str(error).split(". ", 1)[0]

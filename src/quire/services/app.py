@@ -121,6 +121,8 @@ def _inbox(state_dir: Path) -> tuple[Path, ...]:
         logging.getLogger(__name__).warning("Cannot create the inbox '%s': %s", folder, exc)
         return ()
     return (folder,)
+
+
 async def _clean_temp_files(stack: AsyncExitStack, workspaces: Workspaces) -> None:
     """Remove the workspaces' stale Quire temp files now, and the fresh ones once stale (in
     the background, until the services close)."""

@@ -37,6 +37,7 @@ workspaces = ["~/notes", "/srv/team-docs"]
 host = "127.0.0.1"
 port = 4747
 db = "postgresql://quire@db.example/quire"
+allow = ["~/Documents/plans"]
 
 [chat]
 enabled = true

@@ -84,8 +84,8 @@ class Workspaces:
             if checked not in resolved:
                 resolved.append(checked)
         self._folders = tuple(resolved)
-        self.inside = AllowedFolders(self._folders, how_to_add=HOW_TO_SERVE)
-        self.openable = AllowedFolders((*self._folders, *allowed), how_to_add=HOW_TO_SERVE)
+        self.inside = AllowedFolders(self._folders, outside_hint=HOW_TO_SERVE)
+        self.openable = AllowedFolders((*self._folders, *allowed), outside_hint=HOW_TO_SERVE)
 
     @property
     def folders(self) -> tuple[Path, ...]:
