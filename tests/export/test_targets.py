@@ -150,7 +150,7 @@ def test_a_file_created_after_the_check_is_not_replaced_without_overwrite(
     )
     path.write_bytes(b"theirs")
     with pytest.raises(PathRefused, match="already exists"):
-        publish(path, b"ours", overwrite=False)
+        publish(path, b"ours", allowed=AllowedFolders([inside]), overwrite=False)
     assert path.read_bytes() == b"theirs"
     assert sorted(p.name for p in inside.iterdir()) == ["a.pdf"]
 
@@ -164,7 +164,7 @@ def test_overwrite_replaces_the_entry_so_a_hard_link_keeps_the_old_bytes(
     path = check_output(
         inside / "a.md", old, format="pdf", allowed=AllowedFolders([inside]), overwrite=True
     )
-    publish(path, b"new", overwrite=True)
+    publish(path, b"new", allowed=AllowedFolders([inside]), overwrite=True)
     assert old.read_bytes() == b"new"
     assert (inside / "other.pdf").read_bytes() == b"old"
 
