@@ -122,8 +122,8 @@ ARGUMENTS = {
     "edit_canvas": (["path", "ops", "save"], ["path", "ops"]),
     "export_markdown_to_pdf": (["input", "output", "force", "theme", "paper"], ["input"]),
     "export": (["format", "output_path", "overwrite"], ["format"]),
-    "replace_document": (["content", "save"], ["content"]),
-    "set_content": (["content", "save"], ["content"]),
+    "replace_document": (["content", "save", "base"], ["content"]),
+    "set_content": (["content", "save", "base"], ["content"]),
 }
 
 # The declared bounds reference A's tool table gives, which the checks enforce.

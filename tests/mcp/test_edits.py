@@ -7,6 +7,7 @@ import pytest
 
 from mcp import Client
 from quire.core.limits import MAX_DOCUMENT_BYTES
+from quire.services.live.versions import version_of
 from tests.mcp.app_harness import app_harness
 from tests.mcp.harness import data_of, error_of
 
@@ -39,7 +40,8 @@ async def test_an_edit_changes_the_live_text_and_save_writes_the_file(tmp_path: 
                     },
                 )
             )
-    assert edited == {"ok": True, "replaced": 1}
+    assert {key: edited[key] for key in ("ok", "replaced")} == {"ok": True, "replaced": 1}
+    assert edited["version"].startswith("v")
     assert live["content"] == "## Objectives\n\nShip it.\n"
     assert live["dirty"] is True
     assert plan.read_text(encoding="utf-8") == "## Objectives\n\nShip it well.\n"
@@ -123,7 +125,12 @@ async def test_stream_edit_previews_every_candidate_and_apply_takes_one(tmp_path
     assert preview["matchCount"] == 2
     assert preview["applied"] is False
     assert [c["matchIndex"] for c in preview["candidates"]] == [0, 1]
-    assert applied == {"ok": True, "replaced": 1, "matchIndex": 1}
+    assert applied["version"] == live["version"] == version_of(live["content"])
+    assert {key: applied[key] for key in ("ok", "replaced", "matchIndex")} == {
+        "ok": True,
+        "replaced": 1,
+        "matchIndex": 1,
+    }
     assert "stream_edit again" in again
     assert live["content"] == "x one\ny two\n"
 
@@ -162,9 +169,8 @@ async def test_set_content_keeps_crlf_and_replace_document_is_the_same(tmp_path:
         path.write_bytes(b"old\r\ntext\r\n")
         async with Client(h.mcp.server) as client:
             await client.call_tool("open_file", {"path": "w.md"})
-            assert data_of(await client.call_tool("set_content", {"content": "new\nlines\n"})) == {
-                "ok": True
-            }
+            done = data_of(await client.call_tool("set_content", {"content": "new\nlines\n"}))
+            assert done == {"ok": True, "version": version_of("new\r\nlines\r\n"), "conflicts": []}
             data_of(
                 await client.call_tool("replace_document", {"content": "final\n", "save": True})
             )
@@ -188,3 +194,48 @@ async def test_a_request_too_large_to_send_is_refused_before_it_is_sent(
     async with app_harness(tmp_path) as h, Client(h.mcp.server) as client:
         message = error_of(await client.call_tool(tool, arguments))
     assert "too large to send" in message
+
+
+async def test_a_rewrite_merges_onto_what_the_person_typed_since_the_agent_read(
+    tmp_path: Path,
+) -> None:
+    text = "# Plan\n\n## A\nfirst\n\n## B\nsecond\n"
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "p.md").write_text(text, encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            opened = data_of(await client.call_tool("open_file", {"path": "p.md"}))
+            read = data_of(await client.call_tool("get_current_content", {}))
+            doc_id = opened["docId"]
+            # The person types in section A after the agent read the document.
+            await h.app.documents.replace_unique(
+                doc_id, "first\n", "first\nthe person's line\n", author="person"
+            )
+            rewrite = read["content"].replace("second", "second, by the agent")
+            done = data_of(await client.call_tool("set_content", {"content": rewrite}))
+            assert done["conflicts"] == []
+            assert await h.app.documents.text(doc_id) == (
+                "# Plan\n\n## A\nfirst\nthe person's line\n\n## B\nsecond, by the agent\n"
+            )
+            # Both change the same line: the person's stays and the conflict comes back.
+            await h.app.documents.replace_unique(
+                doc_id, "second, by the agent", "second (person)", author="person"
+            )
+            again = rewrite.replace("second, by the agent", "second (agent again)")
+            clash = data_of(await client.call_tool("replace_document", {"content": again}))
+            assert [(c["startLine"], c["endLine"], c["agentText"]) for c in clash["conflicts"]] == [
+                (8, 8, "second (agent again)\n")
+            ]
+            assert "second (person)" in await h.app.documents.text(doc_id)
+            assert "edit_document" in clash["conflicts"][0]["hint"]
+
+
+async def test_a_base_the_server_never_gave_out_is_refused_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "p.md").write_text("keep\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            opened = data_of(await client.call_tool("open_file", {"path": "p.md"}))
+            result = await client.call_tool("set_content", {"content": "x\n", "base": "v0bad"})
+            assert "`base` 'v0bad' is not a version" in error_of(result)
+            assert await h.app.documents.text(opened["docId"]) == "keep\n"

@@ -21,6 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from bench.yjs_client import yjs_browser
 from mcp import Client, StdioServerParameters
 from quire.core.server_info import ServerInfo
+from quire.services.live.versions import version_of
 from tests.mcp.harness import data_of
 from tests.mcp.test_end_to_end import PYTHON, environment, serve, wait_for_server
 
@@ -137,6 +138,7 @@ async def test_every_read_sees_the_changes_before_it_from_agents_and_the_browser
         "path": str(workspace / "other.md"),
         "content": "# Other\n",
         "dirty": False,
+        "version": version_of("# Other\n"),
     }
     assert back == final
     assert all(f"agent-{index}" in final and f"typed-{index}" in final for index in range(ROUNDS))

@@ -22,6 +22,7 @@ from quire.core.errors import (
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.views import OWNER, document_id
 from quire.db.engine import Database
+from quire.services.live.versions import version_of
 from quire.services.windows import Current, window_answer
 from tests.support.world import World, open_world
 
@@ -209,7 +210,8 @@ async def test_the_current_document_holds_its_unsaved_edits(world: World) -> Non
     path = world.write("a.md", "# Title\n\nold words\n")
     opened = await world.windows.open(OWNER, path)
     current = await world.windows.current(OWNER)
-    assert current == Current(path, "# Title\n\nold words\n", opened.doc_id, False)
+    expected = "# Title\n\nold words\n"
+    assert current == Current(path, expected, opened.doc_id, False, version_of(expected))
     await world.documents.replace_unique(opened.doc_id, "old", "new", author="agent")
     current = await world.windows.current(OWNER)
     assert current.content == "# Title\n\nnew words\n"
@@ -382,5 +384,5 @@ async def test_the_window_and_unsaved_text_survive_a_restart(
         assert await second.windows.state(OWNER) == before
         assert [tab.view for tab in before.tabs] == ["read", opened.view]
         current = await second.windows.current(OWNER)
-        assert current == Current(a, "one three\n", document_id(a), True)
+        assert current == Current(a, "one three\n", document_id(a), True, version_of("one three\n"))
         assert [item.path for item in await second.windows.recent(OWNER)] == [a, b]

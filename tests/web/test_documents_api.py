@@ -14,6 +14,7 @@ import pytest
 from quire.core.views import OWNER, document_id
 from quire.db.engine import Database
 from quire.services.app import AppServices, open_services
+from quire.services.live.versions import version_of
 from quire.settings.model import Settings
 from quire.web.app import create_app
 from tests.support.machines import machine_under
@@ -71,6 +72,7 @@ async def test_open_answers_the_opened_document(client: httpx.AsyncClient, world
         "docId": document_id(path),
         "view": "edit",
         "browserConnected": False,
+        "version": version_of(path.read_text(encoding="utf-8")),
     }
 
 
@@ -168,6 +170,7 @@ async def test_current_is_null_until_a_document_is_open_then_its_live_text(
         "content": "# Plan\n\nnew\n",
         "docId": document_id(path),
         "dirty": True,
+        "version": version_of("# Plan\n\nnew\n"),
     }
     error(await get(client, "/api/documents/current", path="x"), 400, "InvalidArgument")
 
@@ -200,7 +203,12 @@ async def test_an_edit_replaces_the_unique_match_in_the_live_document(
     response = await post(
         client, "/api/documents/edit", {"find": "one", "replace": "two", "path": str(path)}
     )
-    assert response.json() == {"ok": True, "replaced": 1}
+    assert response.json() == {
+        "ok": True,
+        "replaced": 1,
+        "version": version_of("# Plan\n\nstep two\n"),
+        "docId": document_id(path),
+    }
     assert await world.documents.text(document_id(path)) == "# Plan\n\nstep two\n"
     assert path.read_text(encoding="utf-8") == "# Plan\n\nstep one\n"
     await post(client, "/api/documents/edit", {"find": "two", "replace": "3", "save": True})
@@ -269,7 +277,13 @@ async def test_a_stream_edit_previews_every_candidate_and_applies_the_one_chosen
     assert preview["diff"] == preview["candidates"][0]["diff"]
     apply = {"edit_id": preview["editId"], "find": "x", "replace": "y", "match_index": 1}
     response = await post(client, "/api/documents/stream-edit-apply", apply)
-    assert response.json() == {"ok": True, "replaced": 1, "matchIndex": 1}
+    assert response.json() == {
+        "ok": True,
+        "replaced": 1,
+        "matchIndex": 1,
+        "version": version_of("a\nx\nb\ny\n"),
+        "docId": document_id(path),
+    }
     assert await world.documents.text(document_id(path)) == "a\nx\nb\ny\n"
     again = await post(client, "/api/documents/stream-edit-apply", apply)
     assert "already applied" in error(again, 409, "EditRefused")["message"]
@@ -338,7 +352,11 @@ async def test_set_content_keeps_crlf_and_saves_on_request(
 ) -> None:
     path = await open_doc(client, world, text="\ufeffa\r\nb\r\n")
     response = await post(client, "/api/documents/set-content", {"content": "c\nd\n"})
-    assert response.json() == {"ok": True}
+    assert response.json() == {
+        "ok": True,
+        "version": version_of("\ufeffc\r\nd\r\n"),
+        "conflicts": [],
+    }
     assert await world.documents.text(document_id(path)) == "\ufeffc\r\nd\r\n"
     assert path.read_bytes() == "\ufeffa\r\nb\r\n".encode()
     body = {"content": "e\n", "save": True, "path": str(path)}
@@ -508,4 +526,5 @@ async def test_the_live_text_comes_back_exactly_as_json(
         "content": text,
         "docId": document_id(path),
         "dirty": False,
+        "version": version_of(text),
     }

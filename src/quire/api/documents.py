@@ -64,6 +64,7 @@ class ContentBody(StrictBody):
     content: str
     save: bool = False
     path: str | None = None
+    base: str | None = None
 
 
 class SaveBody(StrictBody):
@@ -84,6 +85,7 @@ class OpenedDocument(Answer):
     doc_id: str
     view: View
     browser_connected: bool | None = None
+    version: str | None = omitted_when_none()
 
 
 class CurrentDocument(Answer):
@@ -94,12 +96,41 @@ class CurrentDocument(Answer):
     content: str
     doc_id: str | None = omitted_when_none()
     dirty: bool | None = omitted_when_none()
+    version: str | None = omitted_when_none()
+
+
+MERGE_HINT = (
+    "The person changed these lines after you read the document, so their text was kept and "
+    "yours was not applied here. Read the document again (get_current_content) and make your "
+    "change to these lines with edit_document."
+)
+
+
+class MergeConflict(Answer):
+    """A region where the person's concurrent text was kept over a rewrite: its lines in the
+    document now (1-based, inclusive), the text the agent wanted there, and what to do."""
+
+    start_line: int
+    end_line: int
+    agent_text: str
+    hint: str
+
+
+class ContentSet(Ok):
+    """A whole-text rewrite applied. `version` is the version of the text the agent sent (the
+    `base` of its next rewrite); `conflicts` lists where the person's text stayed instead."""
+
+    version: str
+    conflicts: tuple[MergeConflict, ...] = ()
 
 
 class Replaced(Ok):
-    """An edit that replaced one occurrence."""
+    """An edit that replaced one occurrence; `version` is the text's version right after it
+    (the `base` of a later rewrite) of the document `docId`."""
 
     replaced: int
+    version: str | None = omitted_when_none()
+    doc_id: str | None = omitted_when_none()
 
 
 class Candidate(Answer):
@@ -122,6 +153,8 @@ class StreamPreview(Ok):
     candidates: list[Candidate] | None
     match_count: int
     applied: bool
+    version: str | None = omitted_when_none()
+    doc_id: str | None = omitted_when_none()
 
 
 class AppliedPreview(Replaced):

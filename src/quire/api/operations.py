@@ -61,7 +61,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", "/api/documents/stream-edit-apply", "Apply a previewed find/replace",
               "documents", documents.ApplyBody, answer=documents.AppliedPreview),
     Operation("POST", "/api/documents/set-content", "Replace the whole text", "documents",
-              documents.ContentBody, answer=Ok),
+              documents.ContentBody, answer=documents.ContentSet),
     Operation("POST", "/api/documents/save", "Save the open document", "documents",
               documents.SaveBody, answer=documents.Saved),
     Operation("GET", "/api/documents/render", "The Read view's HTML of an open document",

@@ -18,9 +18,9 @@ from urllib.parse import quote
 import httpx
 import pydantic_core
 
-from quire.api.base import Ok
 from quire.api.documents import (
     AppliedPreview,
+    ContentSet,
     CurrentDocument,
     OpenedDocument,
     Replaced,
@@ -33,6 +33,7 @@ from quire.api.windows import (
     Presented,
     RecentDocument,
     Recents,
+    Window,
     WorkspaceFile,
     WorkspaceList,
 )
@@ -190,16 +191,24 @@ class QuireApi:
         data = await self.call_bytes("POST", "/api/documents/stream-edit-apply", body)
         return parse_answer(AppliedPreview, data, self._info.url)
 
-    async def set_content(self, content: str, *, save: bool) -> Ok:
-        """Replace the open document's whole text."""
-        body = {"content": content, "save": save}
+    async def set_content(self, content: str, *, save: bool, base: str | None = None) -> ContentSet:
+        """Replace the open document's whole text (merged onto the person's edits since
+        ``base``, a version the server gave out, when given)."""
+        body: dict[str, object] = {"content": content, "save": save}
+        if base is not None:
+            body["base"] = base
         data = await self.call_bytes("POST", "/api/documents/set-content", body)
-        return parse_answer(Ok, data, self._info.url)
+        return parse_answer(ContentSet, data, self._info.url)
 
     async def present(self, path: str | None) -> Presented:
         """Present ``path`` (or the open document) in the reading view."""
         data = await self.call_bytes("POST", "/api/window/present", _without_none({"path": path}))
         return parse_answer(Presented, data, self._info.url)
+
+    async def window(self) -> Window:
+        """The window: its tabs, the active document and its view."""
+        data = await self.call_bytes("GET", "/api/window")
+        return parse_answer(Window, data, self._info.url)
 
     async def recent(self, limit: int) -> tuple[RecentDocument, ...]:
         """The recently opened documents, most recent first."""

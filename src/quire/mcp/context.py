@@ -7,7 +7,7 @@ disk only through ``quire.fs``, beneath the allowed folders ``ToolEnv`` names.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,6 +70,9 @@ class Services:
     """Whether the chat tools are offered (``[chat] enabled`` in quire.toml)."""
     exporter: Exporter | None = None
     """The export service ``export_markdown_to_pdf`` runs in process; None: ask the server."""
+    read_versions: dict[tuple[str, str], str] = field(default_factory=dict)
+    """The version of each document this process's clients last read, by client session and
+    document id: the ``base`` a rewrite without one is merged from."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ class ToolEnv:
 
     services: Services
     session: ServerSession | None = None
+    client: str = "stdio"
+    """Which client connection the call came on (see ``server.client_key``)."""
 
     @cached_property
     def link(self) -> ServerLink:
@@ -110,6 +115,15 @@ class ToolEnv:
             except QuireError:
                 pass  # the server could not name its workspaces: as if none ran
         return await gate.allowed(server=None, ask_roots=ask, list_changed=list_changed)
+
+    def remember_version(self, doc_id: str | None, version: str | None) -> None:
+        """Note that this call's client has read ``version`` of the document ``doc_id``."""
+        if doc_id is not None and version is not None:
+            self.services.read_versions[(self.client, doc_id)] = version
+
+    def last_version(self, doc_id: str) -> str | None:
+        """The version of ``doc_id`` this call's client last read, if any."""
+        return self.services.read_versions.get((self.client, doc_id))
 
     def expand(self, raw: str, argument: str) -> Path:
         """A path argument made absolute (relative to the working directory, ``~/`` home)."""

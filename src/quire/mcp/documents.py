@@ -47,6 +47,9 @@ async def open_file_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
         "view": opened.view,
         "url": api.info.url,
     }
+    if opened.version is not None:
+        result["version"] = opened.version
+        env.remember_version(opened.doc_id, opened.version)
     if note:
         result["note"] = note
     return result
@@ -61,6 +64,9 @@ async def get_current_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[s
     result: dict[str, Any] = {"path": current.path, "content": current.content}
     if current.dirty is not None:
         result["dirty"] = current.dirty
+    if current.version is not None:
+        result["version"] = current.version
+        env.remember_version(current.doc_id, current.version)
     return result
 
 
@@ -111,6 +117,7 @@ OPEN_FILE = ToolSpec(
             "view": s.STRING,
             "url": s.STRING,
             "note": s.STRING,
+            "version": s.STRING,
         },
         ["opened", "path", "docId", "view", "url"],
     ),
@@ -123,12 +130,14 @@ GET_CURRENT_CONTENT = ToolSpec(
     title="Read the open document",
     description=(
         "The absolute path and full Markdown of the document open in Quire, as the person "
-        "sees it (unsaved edits included; dirty says whether any are unsaved). An error when "
-        "no document is open: call open_file first."
+        "sees it (unsaved edits included; dirty says whether any are unsaved), and its "
+        "version: a later set_content merges onto what the person typed since. An error "
+        "when no document is open: call open_file first."
     ),
     input_schema=s.obj({}),
     output_schema=s.out(
-        {"path": s.STRING, "content": s.STRING, "dirty": s.BOOLEAN}, ["path", "content"]
+        {"path": s.STRING, "content": s.STRING, "dirty": s.BOOLEAN, "version": s.STRING},
+        ["path", "content"],
     ),
     handler=get_current_content_tool,
     read_only=True,

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quire.api.base import Ok
-from quire.api.documents import AppliedPreview, Replaced, StreamPreview
+from quire.api.documents import AppliedPreview, ContentSet, Replaced, StreamPreview
 from quire.core.errors import NotOpen
 from quire.markdown.edits import MAX_MATCH_INDEX, MAX_PREVIEW_LINES, check_request_size
 from quire.mcp import schemas as s
@@ -36,6 +35,7 @@ async def edit_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, An
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
+    env.remember_version(replaced.doc_id, replaced.version)
     return replaced.dump()
 
 
@@ -53,6 +53,7 @@ async def stream_edit_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
+    env.remember_version(preview.doc_id, preview.version)
     return preview.dump()
 
 
@@ -71,17 +72,24 @@ async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
+    env.remember_version(applied.doc_id, applied.version)
     return applied.dump()
 
 
 async def set_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
-    """Replace the open document's whole text."""
+    """Replace the open document's whole text, merged onto the person's edits since the
+    version this client last read (or ``base``)."""
     check_request_size(args["content"])
     api, _ = await server(env)
+    active = (await api.window()).active
+    if active is None:
+        raise NotOpen(NO_DOCUMENT)
+    base = args.get("base") or env.last_version(active)
     try:
-        done = await api.set_content(args["content"], save=bool(args.get("save", False)))
+        done = await api.set_content(args["content"], save=bool(args.get("save", False)), base=base)
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
+    env.remember_version(active, done.version)
     return done.dump()
 
 
@@ -95,7 +103,16 @@ _REPLACE = s.text("The text to put in its place (may be empty).")
 _SAVE = s.boolean("Also save the document to its file.", False)
 _EDIT_PATH = s.path("The document you expect to be open; the edit is refused when another one is.")
 _SET_INPUT = s.obj(
-    {"content": s.text("The document's whole new Markdown."), "save": _SAVE}, ["content"]
+    {
+        "content": s.text("The document's whole new Markdown."),
+        "save": _SAVE,
+        "base": s.text(
+            "The version (from get_current_content) your content rewrites; default: the one "
+            "you last read.",
+            filled=True,
+        ),
+    },
+    ["content"],
 )
 
 EDIT_DOCUMENT = ToolSpec(
@@ -170,12 +187,14 @@ REPLACE_DOCUMENT = ToolSpec(
     name="replace_document",
     title="Replace the whole document",
     description=(
-        "Replace the entire text of the open document (the same as set_content). In a CRLF "
+        "Replace the entire text of the open document (the same as set_content), merged: "
+        "your changes from the version you last read (or base) land on the live text, and "
+        "lines the person changed since keep their text (listed in conflicts). In a CRLF "
         "document, content without \\r takes CRLF line breaks, and a byte order mark is "
         "kept. Destructive: prefer edit_document for targeted changes."
     ),
     input_schema=_SET_INPUT,
-    output_schema=s.answer(Ok),
+    output_schema=s.answer(ContentSet),
     handler=set_content_tool,
     destructive=True,
     idempotent=True,
@@ -185,12 +204,14 @@ SET_CONTENT = ToolSpec(
     name="set_content",
     title="Set the document's content",
     description=(
-        "Replace the entire text of the open document (the same as replace_document); save: "
-        "true also writes the file. The person's view updates at once. Destructive: prefer "
-        "edit_document for targeted changes."
+        "Replace the entire text of the open document (the same as replace_document), merged "
+        "onto what the person typed since the version you last read (or base); conflicts "
+        "lists lines where their text was kept. save: true also writes the file. The "
+        "person's view updates at once. Destructive: prefer edit_document for targeted "
+        "changes."
     ),
     input_schema=_SET_INPUT,
-    output_schema=s.answer(Ok),
+    output_schema=s.answer(ContentSet),
     handler=set_content_tool,
     destructive=True,
     idempotent=True,

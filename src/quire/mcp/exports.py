@@ -26,7 +26,8 @@ NO_SERVER = (
 
 
 async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str]:
-    """The text to export and its path: the file ``path`` names, or the open document."""
+    """The text to export and its path: the file ``path`` names, or the open document (whose
+    version the client has then read)."""
     if "path" in args:
         resolved, text = await env.read(args["path"], "path")
         return str(resolved), text
@@ -36,6 +37,7 @@ async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str]:
     current = await api.current()
     if current.path is None:
         raise NotOpen(NO_DOCUMENT)
+    env.remember_version(current.doc_id, current.version)
     return current.path, current.content
 
 

@@ -111,6 +111,17 @@ async def run_tool(tool: ToolSpec, env: ToolEnv, arguments: object) -> types.Cal
         )
 
 
+def client_key(ctx: ServerRequestContext[Any]) -> str:
+    """Which client connection a request came on: the HTTP transport's ``mcp-session-id``
+    (empty for the stateless era, whose requests share one key), or ``stdio`` (one process
+    serves one connection)."""
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return "stdio"
+    return str(headers.get("mcp-session-id", ""))
+
+
 def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
     """Quire's MCP server over ``services``; one instance may serve many connections."""
 
@@ -125,12 +136,14 @@ def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
         tool = offered(params.name, services.chat_enabled)
         if tool is None:
             raise unknown_tool(params.name, services.chat_enabled)
-        return await run_tool(tool, ToolEnv(services, ctx.session), params.arguments)
+        return await run_tool(
+            tool, ToolEnv(services, ctx.session, client_key(ctx)), params.arguments
+        )
 
     async def on_list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        return await list_resources(ToolEnv(services, ctx.session))
+        return await list_resources(ToolEnv(services, ctx.session, client_key(ctx)))
 
     async def on_list_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -140,7 +153,7 @@ def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
     async def on_read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await read_resource(ToolEnv(services, ctx.session), params.uri)
+        return await read_resource(ToolEnv(services, ctx.session, client_key(ctx)), params.uri)
 
     async def on_list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -150,7 +163,9 @@ def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
     async def on_get_prompt(
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        return await get_prompt(ToolEnv(services, ctx.session), params.name, params.arguments)
+        return await get_prompt(
+            ToolEnv(services, ctx.session, client_key(ctx)), params.name, params.arguments
+        )
 
     async def on_roots_changed(
         ctx: ServerRequestContext[Any], params: types.NotificationParams

@@ -80,6 +80,8 @@ class Current:
     content: str
     doc_id: str | None
     dirty: bool | None
+    version: str | None = None
+    """The version of ``content`` (the ``base`` a rewrite may name); None with nothing open."""
 
 
 @dataclass(frozen=True)
@@ -175,8 +177,9 @@ class Windows:
         if tab is None:
             return Current(None, "", None, None)
         opened = await self.target(user)
-        text = await self._documents.text(opened.doc_id)
-        return Current(opened.path, text, opened.doc_id, self._documents.is_dirty(opened.doc_id))
+        text, version = await self._documents.read(opened.doc_id)
+        dirty = self._documents.is_dirty(opened.doc_id)
+        return Current(opened.path, text, opened.doc_id, dirty, version)
 
     async def target(self, user: str, path: Path | None = None) -> Opened:
         """The active document, loaded live, for an edit; ``path`` asserts which it must be.

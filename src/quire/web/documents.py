@@ -14,14 +14,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from quire.api.base import Ok
 from quire.api.documents import (
+    MERGE_HINT,
     AppliedPreview,
     ApplyBody,
     Candidate,
     ContentBody,
+    ContentSet,
     CurrentDocument,
     EditBody,
+    MergeConflict,
     OpenBody,
     OpenedDocument,
     Replaced,
@@ -56,6 +58,7 @@ async def open_document(request: Request) -> Response:
             doc_id=opened.doc_id,
             view=opened.view,
             browser_connected=services.bus.subscriber_count(user) > 0,
+            version=(await services.documents.read(opened.doc_id))[1],
         )
     )
 
@@ -73,6 +76,7 @@ async def current_document(request: Request) -> Response:
             content=current.content,
             doc_id=current.doc_id,
             dirty=current.dirty,
+            version=current.version,
         )
     )
 
@@ -84,10 +88,10 @@ async def edit_document(request: Request) -> Response:
     attributed to the agent of the `X-Quire-Agent` header (`agent` without one)."""
     body = await read_body(request, EditBody)
     opened = await _target(request, body.path)
-    await services_of(request).documents.replace_unique(
+    outcome = await services_of(request).documents.replace_unique(
         opened.doc_id, body.find, body.replace, author=request_author(request), save=body.save
     )
-    return answer(Replaced(replaced=1))
+    return answer(Replaced(replaced=1, version=outcome.version, doc_id=outcome.doc_id))
 
 
 async def stream_edit(request: Request) -> Response:
@@ -99,7 +103,7 @@ async def stream_edit(request: Request) -> Response:
     opened = await _target(request, body.path)
     documents = services_of(request).documents
     if not body.preview:
-        await documents.replace_unique(
+        outcome = await documents.replace_unique(
             opened.doc_id, body.find, body.replace, author=request_author(request)
         )
         return answer(
@@ -109,6 +113,8 @@ async def stream_edit(request: Request) -> Response:
                 candidates=None,
                 match_count=1,
                 applied=True,
+                version=outcome.version,
+                doc_id=outcome.doc_id,
             )
         )
     previewed = await documents.preview(opened.doc_id, body.find, body.replace, body.preview_lines)
@@ -152,18 +158,39 @@ async def stream_edit_apply(request: Request) -> Response:
         author=request_author(request),
         save=body.save,
     )
-    return answer(AppliedPreview(replaced=1, match_index=outcome.match_index))
+    return answer(
+        AppliedPreview(
+            replaced=1,
+            match_index=outcome.match_index,
+            version=outcome.version,
+            doc_id=outcome.doc_id,
+        )
+    )
 
 
 async def set_content(request: Request) -> Response:
     """Replace the whole text of the open document (a CRLF document keeps CRLF, a BOM is
-    kept), applied as the smallest change. `save: true` also writes the file."""
+    kept), applied as the smallest change. `save: true` also writes the file. With `base`
+    (a `version` the server gave out) the rewrite is merged onto the person's edits since."""
     body = await read_body(request, ContentBody)
     opened = await _target(request, body.path)
-    await services_of(request).documents.set_content(
-        opened.doc_id, body.content, author=request_author(request), save=body.save
+    done = await services_of(request).documents.set_content(
+        opened.doc_id,
+        body.content,
+        author=request_author(request),
+        save=body.save,
+        base=body.base,
     )
-    return answer(Ok())
+    conflicts = tuple(
+        MergeConflict(
+            start_line=conflict.start_line,
+            end_line=conflict.end_line,
+            agent_text=conflict.agent_text,
+            hint=MERGE_HINT,
+        )
+        for conflict in done.conflicts
+    )
+    return answer(ContentSet(version=done.version, conflicts=conflicts))
 
 
 async def save_document(request: Request) -> Response:

@@ -26,6 +26,7 @@ from quire.fs.documents import find_file
 from quire.fs.folders import AllowedFolders
 from quire.markdown import edits, tasks
 from quire.markdown.edits import Replacement
+from quire.markdown.merge import Conflict, merge3
 from quire.services.events import EventBus
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.events import (
@@ -41,9 +42,10 @@ from quire.services.live.files import (
     save_to_file,
 )
 from quire.services.live.journal import text_hash
-from quire.services.live.outcomes import EditOutcome, PreviewedEdit
+from quire.services.live.outcomes import ContentSet, EditOutcome, PreviewedEdit
 from quire.services.live.previews import EditPreviews
 from quire.services.live.text_changes import TextChange, replacement_changes
+from quire.services.live.versions import ContentVersions
 from quire.vault.watch import FileChange, FolderWatcher
 
 logger = logging.getLogger(__name__)
@@ -78,6 +80,8 @@ class LiveDocuments:
         self._documents: dict[str, LiveDocument] = {}
         self._open_lock = anyio.Lock()
         self._previews = EditPreviews()
+        self.versions = ContentVersions()
+        """The live texts given out to agents, by version (the ``base`` of a rewrite)."""
         self._watcher: FolderWatcher | None = None
         self._exit_stack: AsyncExitStack | None = None
         self._on_saved: list[Callable[[Path], Awaitable[None]]] = []
@@ -274,18 +278,44 @@ class LiveDocuments:
             return await self._after_edit(live, result, match_index, author=author, save=save)
 
     async def set_content(
-        self, doc_id: str, content: str, *, author: str, save: bool = False
-    ) -> None:
+        self,
+        doc_id: str,
+        content: str,
+        *,
+        author: str,
+        save: bool = False,
+        base: str | None = None,
+    ) -> ContentSet:
         """Replace the whole text (CRLF and BOM kept as ``edits.apply_content`` says), applied
-        as the smallest change so an editor's cursor survives where the text did not change."""
+        as the smallest change so an editor's cursor survives where the text did not change.
+
+        With ``base`` (a version this server gave out, see ``versions``) the rewrite is merged:
+        the changes from that text to ``content`` land on the live text, and where the person
+        changed the same lines since, their text stays and a conflict says what the agent
+        wanted (``quire.markdown.merge``). Without one the live text becomes ``content``.
+        """
         edits.check_request_size(content)
         live = self._require(doc_id)
+        base_text = None if base is None else self.versions.text(doc_id, base)
         async with live.lock:
-            new = edits.apply_content(live.text(), content)
+            current_text = live.text()
+            wanted = edits.apply_content(current_text, content)
+            conflicts: tuple[Conflict, ...] = ()
+            new = wanted
+            if base_text is not None:
+                merged = merge3(base_text, current_text, wanted)
+                new, conflicts = merged.text, merged.conflicts
             current, changes = await changes_to(live, new)
             await self._apply_text(live, current, new, changes, Origin("agent", author))
             if save:
                 await self._save_after_edit(live, "The content was replaced")
+        return ContentSet(self.versions.give(doc_id, wanted), conflicts)
+
+    async def read(self, doc_id: str) -> tuple[str, str]:
+        """The live text of ``doc_id`` and its version, recorded as given out (a later rewrite
+        may name it as its ``base``)."""
+        text = self._require(doc_id).text()
+        return text, self.versions.give(doc_id, text)
 
     # A person's clicks
 
@@ -419,6 +449,7 @@ class LiveDocuments:
             start=result.start,
             end=result.end,
             saved=save,
+            version=self.versions.give(live.doc_id, result.text),
         )
 
     async def _save_after_edit(self, live: LiveDocument, what: str) -> None:

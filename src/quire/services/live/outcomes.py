@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quire.markdown.edits import EditPreview
+from quire.markdown.merge import Conflict
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,17 @@ class EditOutcome:
     start: int
     end: int
     saved: bool
+    version: str = ""
+    """The version of the text right after the edit (the agent's view of it now)."""
+
+
+@dataclass(frozen=True)
+class ContentSet:
+    """A whole-text rewrite applied: the version of the agent's text (the ``base`` of its next
+    rewrite) and the regions where the person's concurrent text was kept over it."""
+
+    version: str
+    conflicts: tuple[Conflict, ...]
 
 
 @dataclass(frozen=True)
