@@ -142,5 +142,6 @@ async def test_two_browsers_typing_while_agents_edit_converge_on_every_edit_and_
         "content": expected,
         "docId": doc_id,
         "dirty": True,
+        "version": version_of(expected),
     }
     assert note.read_text(encoding="utf-8") == original
