@@ -13,6 +13,7 @@ import pytest
 
 from bench.server import quire_serve
 from bench.yjs_client import YjsBrowser, yjs_browser
+from quire.services.live.versions import version_of
 
 pytestmark = pytest.mark.anyio
 
