@@ -149,7 +149,7 @@ class FolderWatcher:
             raise RuntimeError("FolderWatcher must be entered (async with) before watching.")
         old = self._loops.pop(recursive, None)
         for _attempt in range(2):
-            folders = sorted({f for f, r in self._counts if r == recursive and f.is_dir()})
+            folders = sorted({f for f, r in self._counts if r == recursive and _is_folder(f)})
             if not folders:
                 break
             signal: _StopSignal | None = await self._task_group.start(
@@ -218,3 +218,12 @@ class _StopSignal:
 
     def set(self) -> None:
         self._set = True
+
+
+def _is_folder(path: Path) -> bool:
+    # Path.is_dir raises for a path the OS cannot even look up (ENAMETOOLONG, EACCES); such
+    # a folder is not watched, like a missing one, and must not stop the others' watches.
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
