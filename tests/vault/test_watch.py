@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -210,3 +211,23 @@ async def next_path(receive: MemoryObjectReceiveStream[Path]) -> Path:
 async def test_watching_needs_the_watcher_entered(changes: Changes, tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="must be entered"):
         await FolderWatcher(changes).watch(tmp_path)
+
+
+async def test_a_name_that_is_not_utf8_does_not_end_the_watching(
+    watcher: FolderWatcher, changes: Changes, tmp_path: Path
+) -> None:
+    # watchfiles ends its loop on such a name; the watcher starts it again instead of failing
+    # (which ended the whole server), and sees changes again once the name is fixed.
+    await watcher.watch(tmp_path, recursive=True)
+    bad = tmp_path / os.fsdecode(b"caf\xe9")
+    bad.mkdir()
+    (bad / os.fsdecode(b"n\xe9.md")).write_bytes(b"x")
+    bad.rename(tmp_path / "cafe")
+    note = tmp_path / "cafe" / "a.md"
+    with anyio.fail_after(20):
+        while True:  # a change made while the watch restarts is not seen: write until one is
+            note.write_text("x", encoding="utf-8")
+            with anyio.move_on_after(1):
+                async for batch in changes.receive:
+                    if any(change.path == note for change in batch):
+                        return

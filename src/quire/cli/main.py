@@ -9,6 +9,22 @@ import click
 
 from quire import __version__
 from quire.cli.lazy import LazyGroup
+from quire.cli.output import unexpected
+
+
+class QuireGroup(LazyGroup):
+    """The top group: an exception a command did not turn into a message (a bug) is printed
+    as one ``quire:`` line and exit 1, never as a traceback, whatever the arguments were."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:
+            unexpected(error)
+            raise AssertionError("unreachable") from error
+
 
 COMMANDS = {
     "chat": "quire.cli.chat:chat_command",
@@ -30,7 +46,7 @@ COMMANDS = {
 
 
 @click.group(
-    cls=LazyGroup,
+    cls=QuireGroup,
     lazy_commands=COMMANDS,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

@@ -187,7 +187,7 @@ def _open(ctx: click.Context, arguments: OpenArguments) -> None:
             path = save_to_inbox(state, text)
         else:
             expanded = expand_path(arguments.file, cwd=cwd, home=home, argument="FILE")
-            if expanded.is_dir():
+            if _is_folder(expanded):
                 raise UsageError(
                     f"'{expanded}' is a folder, not a document: pass the path of a Markdown "
                     "file inside it.",
@@ -250,3 +250,12 @@ def _report(shown: Shown, arguments: OpenArguments) -> None:
         err=True,
     )
     click.echo(url)
+
+
+def _is_folder(path: Path) -> bool:
+    # A name the OS cannot even look up (over 255 bytes, a path over PATH_MAX) is no folder;
+    # check_document then refuses it with the limit it breaks.
+    try:
+        return path.is_dir()
+    except OSError:
+        return False

@@ -19,6 +19,9 @@ R = TypeVar("R")
 
 EXIT_FAILED = 1
 
+UNEXPECTED = "an unexpected error stopped the command"
+"""Words of the last-resort message (see ``unexpected``); tests look for them."""
+
 
 def to_jsonable(value: Any) -> Any:
     """Dataclasses and API models become dicts (recursively, keyed by their Python field
@@ -60,3 +63,15 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise AssertionError("unreachable") from error
 
     return wrapper
+
+
+def unexpected(error: Exception) -> None:
+    """The last resort for an exception no command turned into a QuireError: one ``quire:``
+    line naming it (a bug to report), never a traceback, and exit 1."""
+    detail = f"{type(error).__name__}: {error}"
+    if len(detail) > 300:
+        detail = detail[:200] + " … " + detail[-80:]
+    fail(
+        f"{UNEXPECTED} ({detail.encode('utf-8', 'backslashreplace').decode()}). This is a bug "
+        "in Quire; please report it with the command you ran."
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -19,7 +20,7 @@ import click
 
 from quire.cli.output import reports_errors
 from quire.client.api import QuireApi
-from quire.core.errors import ServerAlreadyRunning
+from quire.core.errors import ServerAlreadyRunning, StorageFailed
 from quire.search.index import SearchIndex
 from quire.services.search import INDEX_FILE
 from quire.services.search.indexer import Indexer
@@ -91,7 +92,7 @@ def reindex_command(dirs: tuple[str, ...], state_dir: str | None) -> None:
         return
     with claim:
         bar = ProgressBar(sys.stderr, time.monotonic) if sys.stderr.isatty() else None
-        index = SearchIndex(settings.state_dir / INDEX_FILE)
+        index = _open_index(settings.state_dir / INDEX_FILE)
         try:
             indexer = Indexer(index, Workspaces(settings.workspaces))
             indexed = indexer.build(bar, fresh=True)
@@ -101,6 +102,16 @@ def reindex_command(dirs: tuple[str, ...], state_dir: str | None) -> None:
         finally:
             index.close()
     click.echo(f"Rebuilt the search index: {_summary(indexed, unreadable)}")
+
+
+def _open_index(path: Path) -> SearchIndex:
+    try:
+        return SearchIndex(path)
+    except sqlite3.Error as err:
+        raise StorageFailed(
+            f"Cannot open the search index '{path}': {err}. Check that the state folder is a "
+            "writable folder, or pass --state-dir to use another one."
+        ) from None
 
 
 async def _remote(api: QuireApi) -> tuple[int, int]:

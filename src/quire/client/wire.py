@@ -22,6 +22,8 @@ import h11
 import httpx
 from anyio.abc import SocketAttribute, SocketStream
 
+from quire.core.errors import InvalidArgument
+
 Headers = Sequence[tuple[str, str]]
 
 MAX_IDLE = 8
@@ -354,7 +356,23 @@ def query_string(params: Mapping[str, Any] | None) -> str:
     if not params:
         return ""
     pairs = [(name, _query_value(value)) for name, value in params.items()]
+    for name, value in pairs:
+        _require_text(name, value)
     return "?" + urlencode(pairs, quote_via=quote)
+
+
+def _require_text(name: str, value: str) -> None:
+    # A URL carries UTF-8; a name holding bytes that are not UTF-8 (read from argv as lone
+    # surrogates) has no spelling in one, and the server would read a different name.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InvalidArgument(
+            f"`{name}` holds bytes that are not UTF-8 text (character {err.start + 1}), so it "
+            "cannot be sent to the server. Quire names files in UTF-8: rename the file, or pass "
+            "the value as valid text.",
+            argument=name,
+        ) from None
 
 
 def _query_value(value: object) -> str:

@@ -1,70 +1,129 @@
-"""MCP over stdio: the SDK's transport, plus a JSON-RPC error for each line that is no message.
+"""MCP over stdio: Quire's own line transport around the SDK's server.
 
-The SDK drops a line that is not JSON, or not a JSON-RPC message, without a word; JSON-RPC
-asks for a Parse error (-32700) or an Invalid Request (-32600) with a null id, so a client
-sees its mistake. Nothing else is changed, and stdout carries only protocol messages.
+Reads stdin one line at a time (at most MAX_LINE_BYTES), hands each to mcp/incoming.py, and
+answers a line that is no message itself, under the request's id whenever it can be read.
+While serving, fd 0 reads the null device and fd 1 writes to stderr (as the SDK's transport
+does), so a tool or child process cannot read the protocol or corrupt it; stdout carries only
+protocol messages, one JSON object per line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
-from typing import Any
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
 import anyio
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.server import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
+
+from quire.mcp.incoming import MAX_LINE_BYTES, read_line, too_long
 
 logger = logging.getLogger(__name__)
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-
-
-def fault_reply(exc: Exception) -> types.JSONRPCError | None:
-    """The error answer to a line that could not be read as a message (None: say nothing)."""
-    kind = "other"
-    if isinstance(exc, ValidationError) and exc.errors():
-        first = exc.errors()[0]
-        kind = first["type"]
-        if kind == "json_invalid" and not str(first.get("input", "x")).strip():
-            return None
-    if kind == "json_invalid":
-        error = types.ErrorData(
-            code=PARSE_ERROR,
-            message="Parse error: the line is not valid JSON. Send one JSON-RPC message per line.",
-        )
-    else:
-        error = types.ErrorData(
-            code=INVALID_REQUEST,
-            message=(
-                "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message (it needs "
-                '"jsonrpc": "2.0", a string or integer "id" for a request, a "method", and '
-                '"params" as an object).'
-            ),
-        )
-    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+_CHUNK = 1024 * 1024
 
 
 async def serve_stdio(server: Server[Any]) -> None:
     """Serve ``server`` on this process's stdin and stdout until stdin closes."""
-    async with stdio_server() as (read_stream, write_stream):
-        sender, receiver = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    with (
+        _claimed(0, sys.stdin, "rb", lambda: os.open(os.devnull, os.O_RDONLY)) as stdin,
+        _claimed(1, sys.stdout, "wb", lambda: os.dup(2)) as stdout,
+    ):
+        await serve_streams(server, stdin, stdout)
 
-        async def forward() -> None:
-            async with sender:
-                async for item in read_stream:
-                    if isinstance(item, Exception):
-                        reply = fault_reply(item)
-                        logger.warning("unreadable message on stdin: %s", type(item).__name__)
-                        if reply is not None:
-                            await write_stream.send(SessionMessage(reply))
-                        continue
-                    await sender.send(item)
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(forward)
-            await server.run(receiver, write_stream, server.create_initialization_options())
-            group.cancel_scope.cancel()
+async def serve_streams(server: Server[Any], stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    """Serve ``server`` over two binary streams (the claimed stdin and stdout)."""
+    incoming, received = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    outgoing, to_send = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def reader() -> None:
+        async with incoming:
+            while True:
+                line = await anyio.to_thread.run_sync(
+                    stdin.readline, MAX_LINE_BYTES + 1, abandon_on_cancel=True
+                )
+                if not line:
+                    return
+                if len(line) > MAX_LINE_BYTES:
+                    await anyio.to_thread.run_sync(_skip_rest, stdin, abandon_on_cancel=True)
+                    logger.warning("a message on stdin was over the size limit")
+                    await outgoing.send(SessionMessage(too_long(line[:4096])))
+                    continue
+                message = read_line(line)
+                if isinstance(message, types.JSONRPCError):
+                    logger.warning("refused a message on stdin: %s", message.error.message[:200])
+                    await outgoing.send(SessionMessage(message))
+                elif message is not None:
+                    await incoming.send(SessionMessage(message))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(_writer, to_send, stdout)
+        group.start_soon(reader)
+        await server.run(received, outgoing, server.create_initialization_options())
+        group.cancel_scope.cancel()
+
+
+async def _writer(messages: MemoryObjectReceiveStream[SessionMessage], stdout: IO[bytes]) -> None:
+    async with messages:
+        async for item in messages:
+            await anyio.to_thread.run_sync(_write, stdout, _dump(item.message))
+
+
+def _dump(message: types.JSONRPCMessage) -> bytes:
+    try:
+        text = message.model_dump_json(by_alias=True, exclude_unset=True)
+    except PydanticSerializationError:
+        # A lone surrogate (an id or a tool's echo of one) has no UTF-8 form; JSON's \ud800
+        # escape still carries it.
+        data = message.model_dump(by_alias=True, exclude_unset=True)
+        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), default=str)
+    return text.encode("utf-8") + b"\n"
+
+
+def _write(stdout: IO[bytes], payload: bytes) -> None:
+    stdout.write(payload)
+    stdout.flush()
+
+
+def _skip_rest(stdin: IO[bytes]) -> None:
+    while True:
+        chunk = stdin.readline(_CHUNK)
+        if not chunk or chunk.endswith(b"\n"):
+            return
+
+
+@contextlib.contextmanager
+def _claimed(
+    fd: int, stream: IO[str], mode: str, diversion: Callable[[], int]
+) -> Iterator[IO[bytes]]:
+    """The protocol's end of ``fd`` as a private duplicate, with ``fd`` itself pointed at
+    ``diversion`` until the block ends. A stream not backed by ``fd`` (a test's) is used as is.
+    """
+    try:
+        backed = stream.fileno() == fd
+    except (AttributeError, OSError, ValueError):
+        backed = False
+    if not backed:
+        yield stream.buffer  # type: ignore[attr-defined]
+        return
+    private = os.dup(fd)
+    os.set_inheritable(private, False)
+    diverted = diversion()
+    os.dup2(diverted, fd)
+    os.close(diverted)
+    try:
+        # closefd=False: a reader thread may still block on it after the transport ends.
+        yield os.fdopen(private, mode, closefd=False)
+    finally:
+        if mode == "wb":
+            stream.flush()  # stray output buffered while serving goes to stderr, not the wire
+        os.dup2(private, fd)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from quire.core.errors import InvalidArgument, QuireError
 from quire.core.state import STATE_ENV, state_folder
+from quire.fs.oserror import storage_failed
 from quire.settings.catalog import ENV_NAMES, FILE_KEYS, FLAG_NAMES
 from quire.settings.config_file import config_path, file_value, read_config
 from quire.settings.database import database_url
@@ -263,7 +264,11 @@ def _state_dir(raw: object | None, environ: Mapping[str, str], *, home: Path, cw
         if not isinstance(raw, str | Path) or not str(raw).strip() or "\0" in str(raw):
             raise _bad(source, raw, "is not a folder path")
         path = _expand(str(raw), cwd=cwd, home=home)
-    if path.exists() and not path.is_dir():
+    try:
+        misplaced = path.exists() and not path.is_dir()
+    except OSError as exc:  # a name over 255 bytes, a path over PATH_MAX, a folder denied
+        raise storage_failed(exc, doing="use as the state folder", path=path) from None
+    if misplaced:
         raise _bad(source, raw, "is not a folder")
     return path
 

@@ -21,6 +21,7 @@ import anyio
 import anyio.from_thread
 from anyio.abc import TaskGroup, TaskStatus
 from watchfiles import Change, awatch
+from watchfiles._rust_notify import WatchfilesRustInternalError
 
 from quire.fs.temp_names import is_temp_name
 from quire.vault.temp_files import remove_when_stale
@@ -34,6 +35,11 @@ STEP_MS = 50
 
 DEBOUNCE_MS = 1600
 """The longest changes are gathered before they are reported, however busy the folder is."""
+
+_RETRY_FIRST_S = 0.5
+_RETRY_MOST_S = 30.0
+"""A watch that watchfiles ended is started again after these pauses (doubling)."""
+_PAUSE_STEP_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -156,7 +162,7 @@ class FolderWatcher:
             raise RuntimeError("FolderWatcher must be entered (async with) before watching.")
         old = self._loops.pop(recursive, None)
         for _attempt in range(2):
-            folders = sorted({f for f, r in self._counts if r == recursive and f.is_dir()})
+            folders = sorted({f for f, r in self._counts if r == recursive and _is_folder(f)})
             if not folders:
                 break
             signal: _StopSignal | None = await self._task_group.start(
@@ -183,6 +189,33 @@ class FolderWatcher:
     async def _pump(
         self, folders: list[Path], recursive: bool, signal: _StopSignal, ready: anyio.Event
     ) -> None:
+        delay = _RETRY_FIRST_S
+        last = ""
+        try:
+            while not signal.stopped:
+                problem = await self._watch(folders, recursive, signal)
+                if problem is None:
+                    return
+                if problem != last:
+                    logger.warning(
+                        "Watching %s for changes stopped: %s. Rename the files whose names are "
+                        "not UTF-8; until then changes there may be seen late (retrying).",
+                        ", ".join(map(str, folders)),
+                        problem,
+                    )
+                    last = problem
+                await _pause(delay, signal)
+                delay = min(delay * 2, _RETRY_MOST_S)
+        finally:
+            ready.set()
+
+    async def _watch(self, folders: list[Path], recursive: bool, signal: _StopSignal) -> str | None:
+        """Deliver changes until the watch stops; a problem that ended it (to retry) or None.
+
+        watchfiles ends its loop on a name that is not UTF-8 (bytes from another system); that
+        must not end the server, so the watch starts again after a pause.
+        """
+        problem: str | None = None
         try:
             async for raw in awatch(
                 *folders,
@@ -194,10 +227,13 @@ class FolderWatcher:
             ):
                 self._clean_temps(raw)
                 await self._deliver(fold_changes(raw, folders=self._folders))
-        except OSError as exc:
-            logger.warning("Cannot watch %s for changes: %s", ", ".join(map(str, folders)), exc)
-        finally:
-            ready.set()
+        except* OSError as group:
+            logger.warning(
+                "Cannot watch %s for changes: %s", ", ".join(map(str, folders)), group.exceptions[0]
+            )
+        except* WatchfilesRustInternalError as group:
+            problem = str(group.exceptions[0])
+        return problem
 
     def _clean_temps(self, raw: Iterable[tuple[Change, str]]) -> None:
         """Remove each Quire temp file seen appear once it is stale (its writer died)."""
@@ -242,3 +278,25 @@ class _StopSignal:
 
     def set(self) -> None:
         self._set = True
+
+    @property
+    def stopped(self) -> bool:
+        """Whether ``set`` was called (without counting as the loop's first check)."""
+        return self._set
+
+
+async def _pause(seconds: float, signal: _StopSignal) -> None:
+    """Sleep ``seconds``, returning early once ``signal`` is set."""
+    waited = 0.0
+    while waited < seconds and not signal.stopped:
+        await anyio.sleep(_PAUSE_STEP_S)
+        waited += _PAUSE_STEP_S
+
+
+def _is_folder(path: Path) -> bool:
+    # Path.is_dir raises for a path the OS cannot even look up (ENAMETOOLONG, EACCES); such
+    # a folder is not watched, like a missing one, and must not stop the others' watches.
+    try:
+        return path.is_dir()
+    except OSError:
+        return False

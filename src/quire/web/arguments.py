@@ -15,6 +15,7 @@ from pydantic_core import ErrorDetails
 from starlette.requests import Request
 
 from quire.api.base import StrictBody
+from quire.core import json_input
 from quire.core.errors import InvalidArgument
 from quire.core.paths import expand_path
 
@@ -24,14 +25,17 @@ _ROOT = Path("/")
 
 
 async def read_body(request: Request, model: type[Body]) -> Body:
-    """The request's JSON body checked against ``model``; an empty body is ``{}``."""
+    """The request's JSON body checked against ``model``; an empty body is ``{}``.
+
+    Nesting deeper than 64 levels and numbers over 64 bits are refused (400) by name."""
     raw = await request.body()
     if not raw.strip():
         data: Any = {}
     else:
         try:
-            # Decoded here: json.loads would guess UTF-16 or UTF-32 from the first bytes.
-            data = json.loads(raw.decode("utf-8"))
+            # Decoded here: json.loads would guess UTF-16 or UTF-32 from the first bytes. The
+            # depth and number limits are checked by json_input (before parsing, for depth).
+            data = json_input.loads(raw.decode("utf-8"), what="The request body")
         except UnicodeDecodeError:
             raise InvalidArgument(
                 "The request body is not UTF-8 text. Send a JSON object encoded as UTF-8."

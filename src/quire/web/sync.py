@@ -200,7 +200,9 @@ class _Connection:
         if WebSocketState.DISCONNECTED in (socket.client_state, socket.application_state):
             return
         code, reason = self._close or (1000, "")
-        with contextlib.suppress(RuntimeError, OSError):
+        # An editor that already left (its tab closed, its network gone) makes the close
+        # raise WebSocketDisconnect: a normal end, not an error.
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
             await self._websocket.close(code, reason)
 
 
