@@ -72,6 +72,15 @@ def reach_new(folders: AllowedFolders, path: Path, *, verb: str, make: bool = Fa
     """The spot of a new name ``path`` (its folder must exist unless ``make``); the name is
     judged by ``quire.fs.names``. The caller closes the spot."""
     check_name(path.name, argument="to", verb=verb)
+    hidden = next(
+        (part for part in path.parts[1:-1] if part.startswith(".") and part not in (".", "..")),
+        None,
+    )
+    if hidden is not None:
+        raise PathRefused(
+            f"Refusing to {verb} '{path}': it is inside the hidden folder '{hidden}', which "
+            "Quire never writes into. Pick a folder that is not hidden."
+        )
     spot = folders.reach(path, verb=verb, follow_final=False, make_folders=make)
     check_name(spot.name, argument="to", verb=verb)
     return spot
