@@ -132,5 +132,24 @@ async def test_every_operation_answers_with_its_model(
     await post("/api/chats/delete", {"path": str(chat)})
     await post("/api/window/close", {"docId": doc})
 
+    made = (await post("/api/files/note", {"path": str(workspace / "New note")})).json()
+    await post("/api/files/folder", {"path": str(workspace / "Folder")})
+    await post("/api/files/append", {"path": made["path"], "content": "Added.\n"})
+    await post("/api/files/move", {"path": made["path"], "to": str(workspace / "Folder/n.md")})
+    await post("/api/files/copy", {"path": str(workspace / "Folder"), "to": str(workspace / "F2")})
+    picture = await walk.client.post(
+        "/api/files/upload",
+        headers=AUTH,
+        params={"note": str(note), "name": "p.png"},
+        content=b"\x89PNG",
+    )
+    assert picture.status_code == 200, picture.text
+    walk.seen.add(("POST", "/api/files/upload"))
+    await get("/api/files/download", params={"path": str(workspace / "Folder")})
+    deleted = (await post("/api/files/delete", {"path": str(workspace / "F2")})).json()
+    await get("/api/trash")
+    await post("/api/trash/restore", {"id": deleted["trashId"]})
+    await post("/api/trash/empty")
+
     every = {(operation.method, operation.path) for operation in OPERATIONS}
     assert every - walk.seen == set(), "walk these operations too"

@@ -12,6 +12,7 @@ from pydantic import Field, TypeAdapter
 
 from quire.api.base import Answer, omitted_when_none
 from quire.api.exports import ExportFormat
+from quire.api.files import TreeData
 from quire.api.reviews import ReviewRecord
 from quire.api.windows import Window
 from quire.core.views import View
@@ -161,6 +162,14 @@ class ExportEvent(Answer):
     data: ExportData
 
 
+class TreeEvent(Answer):
+    """Files or folders in a workspace were created, deleted, moved or changed (by Quire or
+    by another program: the watcher's changes are coalesced, see ``TreeData.rescan``)."""
+
+    kind: Literal["tree"] = "tree"
+    data: TreeData
+
+
 Event: TypeAlias = Annotated[
     OpenEvent
     | PresentEvent
@@ -172,7 +181,8 @@ Event: TypeAlias = Annotated[
     | ChatEvent
     | ChatDeletedEvent
     | ChatPresenceEvent
-    | ExportEvent,
+    | ExportEvent
+    | TreeEvent,
     Field(discriminator="kind"),
 ]
 """Any event the services publish; ``kind`` says which."""

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quire.api import agents, chats, documents, export_requests, exports, reviews, search, windows
+from quire.api import (
+    agents,
+    chats,
+    documents,
+    export_requests,
+    exports,
+    files,
+    reviews,
+    search,
+    windows,
+)
 from quire.api.base import Answer, Ok, StrictBody
 
 
@@ -96,6 +106,31 @@ OPERATIONS: tuple[Operation, ...] = (
               query=(Query("cursor", "string", "The nextCursor of the previous page."),
                      Query("limit", "integer", "1 to 1,000, default 100.")),
               answer=windows.FilePage),
+    Operation("POST", "/api/files/note", "Create a note", "files", files.NoteCreateBody,
+              answer=files.NoteCreated),
+    Operation("POST", "/api/files/folder", "Create a folder", "files", files.FolderCreateBody,
+              answer=files.NoteCreated),
+    Operation("POST", "/api/files/move", "Rename or move a file or folder", "files",
+              files.MoveBody, answer=files.Moved),
+    Operation("POST", "/api/files/copy", "Copy a file or folder", "files", files.CopyBody,
+              answer=files.Copied),
+    Operation("POST", "/api/files/delete", "Move a file or folder to the trash", "files",
+              files.PathBody, answer=files.Deleted),
+    Operation("POST", "/api/files/append", "Append text to a note", "files", files.AppendBody,
+              answer=files.Appended),
+    Operation("POST", "/api/files/upload", "Upload a file (the body is its bytes)", "files",
+              query=(Query("path", "string", "Where the new file goes (absolute)."),
+                     Query("note", "string", "The note it is for: assets/ beside it."),
+                     Query("name", "string", "The file's name, with note.")),
+              answer=files.Uploaded),
+    Operation("GET", "/api/files/download", "A file, or a folder as a zip", "files",
+              query=(Query("path", "string", "The file or folder (absolute).", True),),
+              answer=None, media="application/octet-stream"),
+    Operation("GET", "/api/trash", "The workspaces' trash", "files", answer=files.TrashList),
+    Operation("POST", "/api/trash/restore", "Restore a trash entry", "files",
+              files.TrashRestoreBody, answer=files.TrashRestored),
+    Operation("POST", "/api/trash/empty", "Empty the trash", "files", files.TrashEmptyBody,
+              answer=files.TrashEmptied),
     Operation("GET", "/api/workspaces", "The folders this server serves", "window",
               answer=windows.WorkspaceList),
     Operation("POST", "/api/reviews", "Request a review", "reviews", reviews.RequestBody,

@@ -9,6 +9,7 @@ server answered from its name, and ``with_message`` copies one with a new messag
     QuireError
     ├── InvalidArgument      a caller's argument breaks a rule (empty, out of range, wrong shape)
     ├── PathRefused          a path breaks the path rules (not Markdown, dotfile, outside, FIFO…)
+    │   └── NameTaken          the destination's name is taken (nothing is ever overwritten)
     ├── FileMissing          the path names nothing on disk
     ├── FileTooLarge         a file or a request is over its size limit
     ├── NotUtf8              a file's bytes are not UTF-8 text
@@ -88,6 +89,10 @@ class InvalidArgument(QuireError):
 
 class PathRefused(QuireError):
     """A path breaks the path rules; nothing was read or written."""
+
+
+class NameTaken(PathRefused):
+    """A create, rename, move, copy or restore found its destination taken; nothing changed."""
 
 
 class FileMissing(QuireError):

@@ -113,3 +113,15 @@ async def delete_buffer(session: AsyncSession, doc_id: str) -> None:
     """Forget the buffer ``doc_id`` and its updates."""
     await session.execute(delete(BufferUpdate).where(BufferUpdate.doc_id == doc_id))
     await session.execute(delete(Buffer).where(Buffer.doc_id == doc_id))
+
+
+async def move_buffer(session: AsyncSession, doc_id: str, path: str) -> None:
+    """Record that the buffer ``doc_id`` belongs to the file now at ``path`` (a rename)."""
+    await session.execute(delete(Buffer).where(Buffer.path == path, Buffer.doc_id != doc_id))
+    await session.execute(update(Buffer).where(Buffer.doc_id == doc_id).values(path=path))
+
+
+async def buffer_id_of(session: AsyncSession, path: str) -> str | None:
+    """The id of the stored buffer of the file at ``path``, or None."""
+    result = await session.execute(select(Buffer.doc_id).where(Buffer.path == path))
+    return result.scalar_one_or_none()

@@ -160,6 +160,36 @@ async def list_recents(session: AsyncSession, user_id: str, limit: int) -> list[
     return [StoredRecent(row.path, row.name, row.opened_at_ms) for row in rows]
 
 
+async def tabs_under(session: AsyncSession, path: str) -> list[tuple[str, str, str]]:
+    """Every user's tabs showing ``path`` or a file below it: (user, doc id, path)."""
+    prefix = path.rstrip("/") + "/"
+    rows = await session.execute(
+        select(Tab.user_id, Tab.doc_id, Tab.path).where(
+            (Tab.path == path) | (func.substr(Tab.path, 1, len(prefix)) == prefix)
+        )
+    )
+    return [(user, doc_id, tab_path) for user, doc_id, tab_path in rows]
+
+
+async def move_tab(session: AsyncSession, user_id: str, doc_id: str, path: str) -> None:
+    """Show the tab of ``doc_id`` under its file's new ``path``."""
+    await session.execute(
+        update(Tab).where(Tab.user_id == user_id, Tab.doc_id == doc_id).values(path=path)
+    )
+
+
+async def move_recent(session: AsyncSession, user_id: str, old: str, new: str, name: str) -> None:
+    """Rename a recent document's entry (its file moved); a newer entry of ``new`` wins."""
+    if await session.get(Recent, (user_id, new)) is not None:
+        await session.execute(delete(Recent).where(Recent.user_id == user_id, Recent.path == old))
+        return
+    await session.execute(
+        update(Recent)
+        .where(Recent.user_id == user_id, Recent.path == old)
+        .values(path=new, name=name)
+    )
+
+
 def _view(value: str) -> View:
     match value:
         case "read" | "edit" | "source":

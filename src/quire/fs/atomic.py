@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from quire.core.errors import FileMissing, FileTooLarge, InvalidArgument, PathRefused
+from quire.core.errors import FileMissing, FileTooLarge, InvalidArgument, NameTaken, PathRefused
 from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
 from quire.fs.oserror import storage_failed
 from quire.fs.sandbox import file_kind
@@ -216,8 +216,8 @@ def _write_failed(exc: OSError, path: Path) -> Exception:
     return storage_failed(exc, doing="write", path=path, after="Nothing was changed.")
 
 
-def _already_exists(path: Path) -> PathRefused:
-    return PathRefused(
+def _already_exists(path: Path) -> NameTaken:
+    return NameTaken(
         f"Refusing to write '{path}': it already exists. Pass overwrite to replace it, "
         "or pick another path."
     )

@@ -20,6 +20,7 @@ from quire.services.agents.machine import MachineFacts
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.export import ExportService
+from quire.services.files import FileService
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.search import INDEX_FILE, SearchService
@@ -53,6 +54,8 @@ class AppServices:
     """Exports (PDF, HTML, DOCX, EPUB); None only in test harnesses that build them by hand."""
     search: SearchService | None = None
     """The search index; None only in test harnesses that build the services by hand."""
+    files: FileService | None = None
+    """The file operations; None only in test harnesses that build the services by hand."""
 
 
 @asynccontextmanager
@@ -108,6 +111,7 @@ async def open_services(
             chats=chats,
             export=export,
             search=search,
+            files=FileService(workspaces, documents, windows, bus, clock=clock),
         )
 
 

@@ -331,6 +331,32 @@ class Windows:
             )
         return resolved
 
+    async def follow_move(self, source: Path, target: Path) -> set[str]:
+        """Every window's tabs (and recents) of ``source`` or of files below it show their new
+        path below ``target``; each tab keeps its document id. Returns the users announced."""
+        async with self._db.session() as session, session.begin():
+            tabs = await store.tabs_under(session, str(source))
+            for user, doc_id, old in tabs:
+                new = target / Path(old).relative_to(source)
+                await store.move_tab(session, user, doc_id, str(new))
+                await store.move_recent(session, user, old, str(new), new.name)
+        users = {user for user, _, _ in tabs}
+        for user in users:
+            await self._announce(user)
+        return users
+
+    async def close_deleted(self, path: Path) -> int:
+        """Close every window's tabs of ``path`` or of files below it (deleted), as close_tab
+        does; returns how many tabs were closed."""
+        async with self._db.session() as session:
+            tabs = await store.tabs_under(session, str(path))
+        for user, doc_id, _ in tabs:
+            try:
+                await self.close_tab(user, doc_id)
+            except NotOpen:
+                continue
+        return len(tabs)
+
     async def _announce(self, user: str) -> WindowState:
         self._forget(user)
         state = await self.state(user)

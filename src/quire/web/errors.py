@@ -23,6 +23,7 @@ STATUS: Final[dict[type[errors.QuireError], int]] = {
     errors.QuireError: 400,
     errors.InvalidArgument: 400,
     errors.PathRefused: 400,
+    errors.NameTaken: 409,
     errors.FileMissing: 404,
     errors.FileTooLarge: 413,
     errors.NotUtf8: 400,

@@ -85,6 +85,8 @@ class LiveDocuments:
         self._watcher: FolderWatcher | None = None
         self._exit_stack: AsyncExitStack | None = None
         self._on_saved: list[Callable[[Path], Awaitable[None]]] = []
+        self._moved_ids: dict[str, str] = {}
+        """The id a renamed document keeps, by the id its new path would have."""
 
     async def __aenter__(self) -> Self:
         async with AsyncExitStack() as stack:
@@ -138,7 +140,7 @@ class LiveDocuments:
         file there is taken as a change on disk: unsaved edits conflict with it.
         Raises what ``quire.fs.documents.read_document`` raises for an unreadable file.
         """
-        doc_id = document_id(path)
+        doc_id = await self._id_of(path)
         async with self._open_lock:
             live = self._documents.get(doc_id)
             if live is not None:
@@ -152,6 +154,10 @@ class LiveDocuments:
             self._publish(conflict_event(live, live.conflict))
         return live
 
+    def open_documents(self) -> list[LiveDocument]:
+        """The documents open now."""
+        return list(self._documents.values())
+
     def get(self, doc_id: str) -> LiveDocument | None:
         """The open document ``doc_id``, or None."""
         return self._documents.get(doc_id)
@@ -164,7 +170,7 @@ class LiveDocuments:
             return live
         async with self._db.session() as session:
             stored = await buffers.buffer_path(session, doc_id)
-        if stored is None or document_id(Path(stored)) != doc_id:
+        if stored is None or await self._id_of(Path(stored)) != doc_id:
             return None
         try:
             return await self.open(Path(stored))
@@ -376,7 +382,64 @@ class LiveDocuments:
             await self._watcher.unwatch(live.path.parent)
         return True
 
+    async def moved(self, source: Path, target: Path) -> list[LiveDocument]:
+        """Follow a rename or move of ``source`` (a file, or a folder and what is inside) to
+        ``target``: each open document there keeps its id, its Yjs document, its editors and
+        its unsaved edits, and is now the file at the new path. Returns those documents."""
+        followed: list[LiveDocument] = []
+        for live in list(self._documents.values()):
+            if not live.path.is_relative_to(source):
+                continue
+            new = target / live.path.relative_to(source)
+            old_folder = live.path.parent
+            async with live.lock:
+                try:
+                    found = await anyio.to_thread.run_sync(find_file, self._folders, new)
+                except QuireError as exc:
+                    logger.info("The moved document '%s' cannot be followed: %s", new, exc)
+                    continue
+                live.path, live.folder = new, found.folder
+                live.journal.move_to(str(new))
+                self._moved_ids[document_id(new)] = live.doc_id
+                async with self._db.session() as session, session.begin():
+                    await buffers.move_buffer(session, live.doc_id, str(new))
+            if self._watcher is not None:
+                await self._watcher.watch(new.parent)
+                await self._watcher.unwatch(old_folder)
+            followed.append(live)
+        return followed
+
+    async def forget(self, path: Path) -> list[str]:
+        """Close every open document at ``path`` or below it (deleted), editors or not; their
+        stored buffers go too. Returns their ids."""
+        gone: list[str] = []
+        for live in list(self._documents.values()):
+            if not live.path.is_relative_to(path):
+                continue
+            async with live.lock:
+                await live.journal.flush()
+                live.detach()
+                self._documents.pop(live.doc_id, None)
+                async with self._db.session() as session, session.begin():
+                    await buffers.delete_buffer(session, live.doc_id)
+            if self._watcher is not None:
+                await self._watcher.unwatch(live.path.parent)
+            gone.append(live.doc_id)
+        return gone
+
     # Internals
+
+    async def _id_of(self, path: Path) -> str:
+        """The id of ``path``'s live document: the id it kept through a rename, if it was
+        renamed (remembered here, or by its stored buffer after a restart), else its own."""
+        own = document_id(path)
+        if own in self._moved_ids:
+            return self._moved_ids[own]
+        if own in self._documents:
+            return own
+        async with self._db.session() as session:
+            stored = await buffers.buffer_id_of(session, str(path))
+        return stored if stored is not None else own
 
     async def _follow_folder(self, live: LiveDocument) -> None:
         """Point ``live`` at the folder its path leads to now, if that is another one."""

@@ -55,6 +55,10 @@ class BufferJournal:
         self._stored_dirty = dirty
         self._applying_stored = False
 
+    def move_to(self, path: str) -> None:
+        """Store the buffer under ``path`` from now on (its file was renamed or moved)."""
+        self._path = path
+
     @property
     def lock(self) -> anyio.Lock:
         """Held while the journal writes; a save holds it across its file write too."""

@@ -1,0 +1,273 @@
+"""The workspaces' file operations as use cases: what happens around each disk operation.
+
+Runs the operation of ``quire.vault.files`` / ``quire.vault.trash`` off the event loop (the
+rules are theirs), then keeps the open documents right: a renamed or moved document keeps its
+live buffer, editors and unsaved edits and every window's tab shows its new path; a deleted
+one closes its tabs everywhere. Publishes a ``tree`` event for each change it makes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import anyio
+
+from quire.api.events import TreeEvent
+from quire.api.files import (
+    Appended,
+    Copied,
+    Deleted,
+    Moved,
+    NoteCreated,
+    TrashEmptied,
+    TrashItem,
+    TrashList,
+    TrashRestored,
+    TreeChange,
+    TreeData,
+    Uploaded,
+)
+from quire.core.errors import FileMissing, InvalidArgument, PathRefused
+from quire.core.views import document_id
+from quire.fs.documents import read_document, write_document
+from quire.fs.names import note_file_name
+from quire.services.events import EventBus
+from quire.services.live.documents import LiveDocuments
+from quire.services.windows import Windows
+from quire.vault import archive, trash
+from quire.vault import files as ops
+from quire.vault.archive import Download
+from quire.vault.workspaces import Workspaces
+
+MAX_UPLOAD_BYTES = 16 * 1024 * 1024
+"""The most one upload may hold (the request body limit)."""
+
+ASSETS = "assets"
+"""The folder beside a note where its pictures land."""
+
+
+class FileService:
+    """Create, rename, move, copy, delete (to the trash), restore, append and upload."""
+
+    def __init__(
+        self,
+        workspaces: Workspaces,
+        documents: LiveDocuments,
+        windows: Windows,
+        bus: EventBus,
+        *,
+        clock: Callable[[], int],
+    ) -> None:
+        self._workspaces = workspaces
+        self._folders = workspaces.inside
+        self._documents = documents
+        self._windows = windows
+        self._bus = bus
+        self._clock = clock
+
+    async def create_note(
+        self, user: str, path: Path, *, content: str | None = None, template: Path | None = None
+    ) -> NoteCreated:
+        """Create the note ``path``: its name made a safe file name (``.md`` added), holding
+        ``content``, or a copy of the note ``template``'s text, or nothing."""
+        if content is not None and template is not None:
+            raise InvalidArgument("Pass `content` or `template`, not both.", argument="template")
+        target = path.parent / note_file_name(path.name)
+        text = content or ""
+        if template is not None:
+            _, text = await anyio.to_thread.run_sync(read_document, self._folders, template)
+        made = await anyio.to_thread.run_sync(ops.create_note, self._folders, target, text)
+        self._tree(user, made, "created", is_folder=False)
+        return NoteCreated(path=str(made), kind="note")
+
+    async def create_folder(self, user: str, path: Path) -> NoteCreated:
+        """Create the folder ``path`` (and its parents)."""
+        made = await anyio.to_thread.run_sync(ops.create_folder, self._folders, path)
+        self._tree(user, made, "created", is_folder=True)
+        return NoteCreated(path=str(made), kind="folder")
+
+    async def move(self, user: str, path: Path, to: Path) -> Moved:
+        """Rename or move ``path`` to ``to``; open documents follow (see the module)."""
+        moved = await anyio.to_thread.run_sync(ops.move_entry, self._folders, path, to)
+        followed = await self._documents.moved(moved.source, moved.target)
+        await self._windows.follow_move(moved.source, moved.target)
+        self._tree(user, moved.source, "moved", is_folder=moved.is_folder, to=moved.target)
+        return Moved(
+            path=str(moved.source),
+            to=str(moved.target),
+            is_folder=moved.is_folder,
+            documents_followed=len(followed),
+        )
+
+    async def copy(self, user: str, path: Path, to: Path) -> Copied:
+        """Copy the file or folder ``path`` to the new path ``to``."""
+        made, count = await anyio.to_thread.run_sync(ops.copy_entry, self._folders, path, to)
+        self._tree(user, made, "created", is_folder=count.folders > 0)
+        return Copied(
+            path=str(path),
+            to=str(made),
+            files=count.files,
+            folders=count.folders,
+            size=count.size,
+            skipped=count.skipped,
+        )
+
+    async def delete(self, user: str, path: Path) -> Deleted:
+        """Move ``path`` to its workspace's trash; its open documents close, their tabs too."""
+        workspace = self._workspace(path, "delete")
+        entry = await anyio.to_thread.run_sync(
+            lambda: trash.trash_entry(self._folders, workspace, path, now_ms=self._clock())
+        )
+        await self._documents.forget(entry.original)
+        closed = await self._windows.close_deleted(entry.original)
+        self._tree(user, entry.original, "deleted", is_folder=entry.is_folder)
+        return Deleted(path=str(entry.original), trash_id=entry.entry_id, tabs_closed=closed)
+
+    async def trash_list(self) -> TrashList:
+        """Every workspace's trash, newest first (entries past 30 days are removed first)."""
+        now = self._clock()
+
+        def run() -> list[trash.TrashEntry]:
+            found: list[trash.TrashEntry] = []
+            for workspace in self._workspaces.folders:
+                trash.empty_trash(workspace, older_than_ms=now - trash.KEEP_MS)
+                found.extend(trash.list_trash(workspace))
+            return sorted(found, key=lambda item: -item.deleted_at_ms)
+
+        entries = await anyio.to_thread.run_sync(run)
+        return TrashList(items=tuple(_item(entry) for entry in entries))
+
+    async def restore(self, user: str, entry_id: str, to: Path | None = None) -> TrashRestored:
+        """Put the trash entry ``entry_id`` back where it was (or at ``to``)."""
+        trash.check_entry_id(entry_id)
+        entry = await self._entry(entry_id)
+        restored = await anyio.to_thread.run_sync(
+            lambda: trash.restore_entry(self._folders, entry, to=to)
+        )
+        self._tree(user, restored, "created", is_folder=entry.is_folder)
+        return TrashRestored(id=entry_id, path=str(restored))
+
+    async def empty_trash(self, *, expired_only: bool = False) -> TrashEmptied:
+        """Remove the trash for good: all of it, or only what is past its 30 days."""
+        older = self._clock() - trash.KEEP_MS if expired_only else None
+
+        def run() -> int:
+            return sum(
+                trash.empty_trash(workspace, older_than_ms=older)
+                for workspace in self._workspaces.folders
+            )
+
+        return TrashEmptied(removed=await anyio.to_thread.run_sync(run))
+
+    async def append(self, user: str, path: Path, content: str, *, save: bool = True) -> Appended:
+        """Append ``content`` to the note ``path``: through its live document when it is open
+        (editors see it at once, like a chat post), else to the file (atomically)."""
+        real = await anyio.to_thread.run_sync(self._folders.check, path)
+        live = self._documents.get(await _live_id(self._documents, real))
+        if live is not None:
+            text = live.text()
+            await self._documents.set_content(
+                live.doc_id, _joined(text, content), author=user, save=save
+            )
+            return Appended(path=str(live.path), live=True)
+
+        def run() -> Path:
+            found, text = read_document(self._folders, real)
+            written = write_document(
+                self._folders, found.path, _joined(text, content), folder=found.folder
+            )
+            return written.path
+
+        written = await anyio.to_thread.run_sync(run)
+        return Appended(path=str(written), live=False)
+
+    async def upload(
+        self, user: str, path: Path, chunks: Iterable[bytes], *, note: Path | None = None
+    ) -> Uploaded:
+        """Write the uploaded bytes as the new file ``path``; with ``note``, also the Markdown
+        link to it relative to the note's folder. ``chunks`` is read in a worker thread."""
+        made, size = await anyio.to_thread.run_sync(
+            lambda: ops.upload_file(self._folders, path, chunks, limit=MAX_UPLOAD_BYTES)
+        )
+        self._tree(user, made, "created", is_folder=False)
+        link = None if note is None else picture_link(made, note)
+        return Uploaded(path=str(made), size=size, link=link)
+
+    async def download(self, path: Path) -> Download:
+        """A file's bytes, or a folder as a zip, checked now and streamed as it is iterated
+        (iterate it in a worker thread)."""
+        return await anyio.to_thread.run_sync(archive.download, self._folders, path)
+
+    def assets_path(self, note: Path, name: str) -> Path:
+        """Where a picture uploaded for ``note`` goes: ``assets/NAME`` beside it."""
+        return note.parent / ASSETS / name
+
+    async def _entry(self, entry_id: str) -> trash.TrashEntry:
+        listed = await self.trash_list()
+        for item in listed.items:
+            if item.id == entry_id:
+                return trash.TrashEntry(
+                    item.id, Path(item.workspace), Path(item.path), item.is_folder,
+                    item.deleted_at_ms,
+                )  # fmt: skip
+        raise FileMissing(
+            f"No trash entry has the id '{entry_id}'. Run `quire trash list` for the ids."
+        )
+
+    def _workspace(self, path: Path, verb: str) -> Path:
+        workspace = self._workspaces.workspace_of(path)
+        if workspace is None:
+            raise PathRefused(
+                f"Refusing to {verb} '{path}': it is not inside a workspace this server serves."
+            )
+        return workspace
+
+    def _tree(
+        self, user: str, path: Path, action: str, *, is_folder: bool, to: Path | None = None
+    ) -> None:
+        workspace = self._workspaces.workspace_of(path)
+        if workspace is None:
+            return
+        change = TreeChange.model_validate(
+            {
+                "action": action,
+                "path": str(path),
+                "to": None if to is None else str(to),
+                "is_folder": is_folder,
+            }
+        )
+        data = TreeData(workspace=str(workspace), changes=(change,), rescan=False)
+        self._bus.publish(user, TreeEvent(data=data))
+
+
+async def _live_id(documents: LiveDocuments, path: Path) -> str:
+    found = [live.doc_id for live in documents.open_documents() if live.path == path]
+    return found[0] if found else document_id(path)
+
+
+def picture_link(picture: Path, note: Path) -> str:
+    """The Markdown image link to ``picture`` from ``note`` (both absolute), relative to the
+    note's folder (in angle brackets when it holds a space)."""
+    relative = os.path.relpath(picture, note.parent).replace(os.sep, "/")
+    target = f"<{relative}>" if " " in relative else relative
+    return f"![{picture.stem}]({target})"
+
+
+def _joined(text: str, addition: str) -> str:
+    """``addition`` after ``text``, on a line of its own."""
+    if not text or text.endswith("\n"):
+        return text + addition
+    return text + "\n" + addition
+
+
+def _item(entry: trash.TrashEntry) -> TrashItem:
+    return TrashItem(
+        id=entry.entry_id,
+        workspace=str(entry.workspace),
+        path=str(entry.original),
+        is_folder=entry.is_folder,
+        deleted_at_ms=entry.deleted_at_ms,
+        expires_at_ms=entry.deleted_at_ms + trash.KEEP_MS,
+    )
