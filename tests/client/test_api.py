@@ -259,7 +259,7 @@ async def test_a_request_body_holding_a_lone_surrogate_goes_escaped_for_the_serv
 
     def handler(request: httpx.Request) -> httpx.Response:
         bodies.append(request.content)
-        return httpx.Response(200, json={"ok": True})
+        return httpx.Response(200, json={"ok": True, "version": "v1", "conflicts": []})
 
     api = make_api(handler)
     await api.set_content("é\ud800", save=False)

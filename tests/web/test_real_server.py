@@ -21,6 +21,7 @@ from websockets.typing import Origin
 from bench.server import RunningServer, quire_serve
 from bench.yjs_client import yjs_browser
 from quire.core.server_info import ServerInfo, loads
+from quire.services.live.versions import version_of
 
 pytestmark = pytest.mark.anyio
 
@@ -178,7 +179,11 @@ async def test_unsaved_edits_and_pending_reviews_survive_a_restart(layout: Layou
             "/api/documents/edit",
             json={"find": "write the draft", "replace": "write the draft, then trim it"},
         )
-        assert (edited.status_code, edited.json()) == (200, {"ok": True, "replaced": 1})
+        assert edited.status_code == 200
+        assert {key: edited.json()[key] for key in ("ok", "replaced")} == {
+            "ok": True,
+            "replaced": 1,
+        }
         requested = await client.post(
             "/api/reviews", json={"content": "Ship the plan?", "timeout_ms": 600_000}
         )
@@ -199,6 +204,7 @@ async def test_unsaved_edits_and_pending_reviews_survive_a_restart(layout: Layou
             "content": EDITED,
             "docId": doc_id,
             "dirty": True,
+            "version": version_of(EDITED),
         }
         assert layout.note.read_text(encoding="utf-8") == NOTE
         async with yjs_browser(server.url, doc_id, server.token) as browser:

@@ -333,3 +333,64 @@ def test_a_conflict_taken_from_disk_elsewhere_leaves_this_window_clean(
         expect(page.locator(".conflict-banner")).to_have_count(0)
         expect(page.locator(".tab.active")).not_to_have_class(re.compile(r"\bunsaved\b"))
     expect(first.locator(".cm-content")).to_contain_text("Disk wins.")
+
+
+def test_a_rewrite_by_the_agent_keeps_what_the_person_typed_meanwhile(
+    page: Page, server: Server
+) -> None:
+    note = server.workspace / "merge.md"
+    note.write_text(
+        "# Merge\n\nThis paragraph is the agent's.\n\nClosing words here.\n", encoding="utf-8"
+    )
+    expect(page.locator(".welcome, .tab").first).to_be_visible()
+    with server.agent() as agent:
+        agent.post(
+            "/api/documents/open", json={"path": str(note), "mode": "edit"}
+        ).raise_for_status()
+        expect(page.locator(".cm-content")).to_contain_text("Closing words here.")
+        read = agent.get("/api/documents/current").json()
+    lines = read["content"].split("\n")
+    other = lines.index("This paragraph is the agent's.")
+    closing = lines.index("Closing words here.")
+
+    # The person types at the end of the closing line after the agent read the document.
+    page.locator(".cm-line", has_text=CLOSING).click()
+    page.keyboard.press("End")
+    page.keyboard.type(" Typed by the person.", delay=10)
+    eventually(
+        lambda: "Typed by the person." in current_text(server), "the keystrokes to reach the server"
+    )
+    # The agent rewrites the whole text from what it read: another section changed.
+    rewrite = list(lines)
+    rewrite[other] = "This paragraph was rewritten whole by the agent."
+    with server.agent() as agent:
+        done = agent.post(
+            "/api/documents/set-content",
+            json={"content": "\n".join(rewrite), "base": read["version"]},
+        ).json()
+    assert done["conflicts"] == []
+    for text in ("This paragraph was rewritten whole by the agent.", "Typed by the person."):
+        expect(page.locator(".cm-content")).to_contain_text(text)
+
+    # Now both change the closing line: the person's stays, the agent hears of the conflict.
+    with server.agent() as agent:
+        read = agent.get("/api/documents/current").json()
+    page.locator(".cm-line", has_text=CLOSING).click()
+    page.keyboard.press("End")
+    page.keyboard.type(" And more.", delay=10)
+    eventually(lambda: "And more." in current_text(server), "the keystrokes to reach the server")
+    again = read["content"].split("\n")
+    again[closing] = "Closing words, as the agent would have them."
+    with server.agent() as agent:
+        clash = agent.post(
+            "/api/documents/set-content",
+            json={"content": "\n".join(again), "base": read["version"]},
+        ).json()
+    assert [conflict["agentText"] for conflict in clash["conflicts"]] == [
+        "Closing words, as the agent would have them.\n"
+    ]
+    expect(page.locator(".cm-content")).to_contain_text("Typed by the person. And more.")
+    assert "as the agent would have them" not in current_text(server)
+
+
+CLOSING = re.compile("closing words", re.IGNORECASE)

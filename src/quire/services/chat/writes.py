@@ -24,6 +24,7 @@ from quire.services.chat.paths import ChatPath
 from quire.services.chat.tails import (
     ChatIndex,
     ChatState,
+    FileIdentity,
     extend_state,
     file_identity,
     load_state,
@@ -139,7 +140,12 @@ def _append_to_file(
     encoded = new.encode("utf-8")
     _check_size(encoded, path)
     write_document(folders, path, new)
-    written = file_identity(path)
+    try:
+        written = file_identity(path)
+    except OSError:
+        # Written, but not to be looked at by its path (one over PATH_MAX, say): an identity
+        # no later look matches, so the next read takes the file as it is.
+        written = FileIdentity(-1, -1, -1, -1)
     extended = extend_state(old, new, encoded, written) if old.count else None
     return extended or parse_state(path, new, encoded, written)
 
