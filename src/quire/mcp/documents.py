@@ -133,10 +133,10 @@ GET_CURRENT_CONTENT = ToolSpec(
     name="get_current_content",
     title="Read the open document",
     description=(
-        "The absolute path and Markdown of the document open in Quire, as the person sees "
-        "it (unsaved edits included; dirty: any unsaved), and its version, which names the "
-        "whole text even when content is one page: a later set_content merges onto what the "
-        "person typed since. An error when no document is open: call open_file first." + PAGED
+        "The path and Markdown of the document open in Quire as the person sees it (unsaved "
+        "edits included; dirty: any unsaved), and its version (of the whole text, even when "
+        "content is one page): set_content merges onto what the person typed since. Call "
+        "open_file first." + PAGED
     ),
     input_schema=s.obj(PAGE_ARGUMENTS),
     output_schema=s.out(
@@ -159,8 +159,7 @@ LIST_RECENT = ToolSpec(
     title="List recent documents",
     description=(
         "Recently opened documents, most recent first: [{path, fileName, openedAt}] "
-        "(openedAt in milliseconds since the Unix epoch). The text content is that list; the "
-        "structured content holds it as recent."
+        "(openedAt in ms since the Unix epoch)."
     ),
     input_schema=s.obj(
         {

@@ -144,8 +144,8 @@ EDIT_DOCUMENT = ToolSpec(
     name="edit_document",
     title="Edit the open document",
     description=(
-        "Exact, unique find/replace on the document open in Quire, applied to its live text "
-        "(the person sees it at once; their own typing is kept). find must occur exactly "
+        "Exact, unique find/replace on the live text of the document open in Quire (the "
+        "person sees it at once; their typing is kept). find must occur exactly "
         "once: not found or not unique (the error counts the matches) leaves the document "
         "unchanged, so include enough surrounding text. replace keeps the line breaks of the "
         "line it lands on. save: true also writes the file. Prefer it to set_content."

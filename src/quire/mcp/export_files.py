@@ -140,7 +140,7 @@ EXPORT = ToolSpec(
     title="Export the open document",
     description=(
         "Export the document open in Quire's window as pdf, html, docx or epub, drawn as the "
-        "preview shows it (tables, code, Mermaid diagrams, math). With output_path (a file "
+        "preview shows it. With output_path (a file "
         "with the format's extension, in an existing folder inside the allowed folders) it "
         "writes that file (replacing one only with overwrite: true); without it, it opens "
         "the window's export dialog for the person (dialog: true). The file is exported as "

@@ -77,18 +77,18 @@ async def diff_documents_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, A
 
 
 _PATH_OPTIONAL = s.path(
-    "The Markdown file to read from disk. Leave it out to read the document open in Quire "
-    "(its live text, unsaved edits included), which needs a running server."
+    "The Markdown file to read from disk (default: the open document's live text, which "
+    "needs a running server)."
 )
 
 EXPORT_TEXT = ToolSpec(
     name="export_text",
     title="Export plain text",
     description=(
-        "Plain text of a Markdown document with the syntax taken out (code kept as written, "
-        "tables as tab-separated cells, links as their text), with word_count and char_count "
-        "(Unicode characters, of the whole text). With path it reads that file from disk and "
-        "needs no server; without path it reads the open document's live text." + PAGED
+        "Plain text of a Markdown document (code as written, tables as tab-separated cells, "
+        "links as their text), with word_count and char_count (of the whole text). With "
+        "path it reads that file (no server needed); without, the open document's live "
+        "text." + PAGED
     ),
     input_schema=s.obj({"path": _PATH_OPTIONAL, **PAGE_ARGUMENTS}),
     output_schema=s.out(
@@ -113,8 +113,7 @@ EXPORT_METADATA = ToolSpec(
         "Structure of a Markdown document: frontmatter (a YAML subset, null when the block "
         "is not closed), headings [{level, text}] in order, the distinct wikilink targets, "
         "wikilink_headings [{target, heading}], embedded_image_count and word_count. With "
-        "path it reads that file from disk and needs no server; without path it reads the "
-        "open document's live text."
+        "path it reads that file (no server needed); without, the open document's live text."
     ),
     input_schema=s.obj({"path": _PATH_OPTIONAL}),
     output_schema=s.out(
