@@ -111,8 +111,9 @@ async def test_a_long_chat_is_read_in_pages_and_wait_chat_is_bounded(tmp_path: P
     assert first["next"] == numbers[-1] == first["more"]["nextOffset"]
     assert first["more"]["remaining"] == 40 - len(numbers)
     assert first["more"]["call"]["arguments"]["after"] == numbers[-1]
-    assert [m["number"] for m in rest["messages"]][0] == numbers[-1] + 1
-    assert len(waited["messages"]) == len(numbers) and waited["more"]["call"]["name"] == "wait_chat"
+    assert rest["messages"][0]["number"] == numbers[-1] + 1
+    assert len(waited["messages"]) == len(numbers)
+    assert waited["more"]["call"]["name"] == "wait_chat"
     assert "more.call" in waited["hint"]
 
 
