@@ -91,7 +91,7 @@ ANNOTATIONS = {
 
 ARGUMENTS = {
     "open_file": (["path", "mode", "line"], ["path"]),
-    "get_current_content": ([], []),
+    "get_current_content": (["offset", "limit"], []),
     "list_recent": (["limit"], []),
     "request_review": (["path", "content", "blocking", "timeout_ms", "wait_ms", "review_id"], []),
     "get_user_annotations": (["path"], ["path"]),
@@ -104,13 +104,19 @@ ARGUMENTS = {
         ["session_id", "role", "content", "cited_docs"],
         ["session_id", "role", "content"],
     ),
-    "diff_documents": (["path_a", "path_b", "context_lines"], ["path_a", "path_b"]),
-    "stream_edit": (["find", "replace", "preview", "preview_lines", "path"], ["find", "replace"]),
+    "diff_documents": (
+        ["path_a", "path_b", "context_lines", "offset", "limit"],
+        ["path_a", "path_b"],
+    ),
+    "stream_edit": (
+        ["find", "replace", "preview", "preview_lines", "path", "offset"],
+        ["find", "replace"],
+    ),
     "stream_edit_apply": (
         ["edit_id", "find", "replace", "match_index", "save", "path"],
         ["find", "replace"],
     ),
-    "export_text": (["path"], []),
+    "export_text": (["path", "offset", "limit"], []),
     "export_metadata": (["path"], []),
     "list_chats": (["workspace", "as"], []),
     "create_chat": (["path", "title"], ["path"]),
@@ -139,6 +145,11 @@ BOUNDS = {
     ("wait_chat", "timeout_seconds"): (1, 300),
     ("wait_chat", "after"): (0, 2147483647),
     ("read_chat", "after"): (0, 2147483647),
+    ("get_current_content", "offset"): (1, 100000000),
+    ("get_current_content", "limit"): (1, 100000000),
+    ("export_text", "offset"): (1, 100000000),
+    ("diff_documents", "limit"): (1, 100000000),
+    ("stream_edit", "offset"): (0, 4294967295),
 }
 
 

@@ -95,7 +95,8 @@ NO_SERVER_TOOLS: tuple[str, ...] = (
 
 
 def advertised(tool: ToolSpec) -> types.Tool:
-    """The tool as ``tools/list`` shows it: schemas, annotations and a title."""
+    """The tool as ``tools/list`` shows it: schemas, annotations and a title (given once, not
+    again in the annotations: every tools/list carries it)."""
     return types.Tool(
         name=tool.name,
         title=tool.title,
@@ -103,7 +104,6 @@ def advertised(tool: ToolSpec) -> types.Tool:
         input_schema=tool.input_schema,
         output_schema=tool.output_schema,
         annotations=types.ToolAnnotations(
-            title=tool.title,
             read_only_hint=tool.read_only,
             destructive_hint=tool.destructive,
             idempotent_hint=tool.idempotent,

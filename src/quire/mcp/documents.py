@@ -15,6 +15,7 @@ from quire.core.errors import NotOpen
 from quire.core.views import OPEN_MODES, RECENT_LIMIT
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolOutput, ToolSpec
+from quire.mcp.pages import MORE, PAGE_ARGUMENTS, PAGED, kept, paged, text_page
 
 NO_DOCUMENT = "No document is open in Quire. Open one first (open_file)."
 NO_DOCUMENT_TO_PRESENT = (
@@ -56,12 +57,15 @@ async def open_file_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def get_current_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
-    """The open document's path and live Markdown (unsaved edits included)."""
+    """The open document's path and live Markdown (unsaved edits included), one page of it
+    when it is long; the version names the whole text."""
     api, _ = await server(env)
     current = await api.current()
     if current.path is None:
         raise NotOpen(NO_DOCUMENT)
-    result: dict[str, Any] = {"path": current.path, "content": current.content}
+    page = text_page(current.content, args)
+    keep = kept(args, "limit")
+    result = paged({"path": current.path}, "content", page, GET_CURRENT_CONTENT.name, keep)
     if current.dirty is not None:
         result["dirty"] = current.dirty
     if current.version is not None:
@@ -129,14 +133,20 @@ GET_CURRENT_CONTENT = ToolSpec(
     name="get_current_content",
     title="Read the open document",
     description=(
-        "The absolute path and full Markdown of the document open in Quire, as the person "
-        "sees it (unsaved edits included; dirty says whether any are unsaved), and its "
-        "version: a later set_content merges onto what the person typed since. An error "
-        "when no document is open: call open_file first."
+        "The path and Markdown of the document open in Quire as the person sees it (unsaved "
+        "edits included; dirty: any unsaved), and its version (of the whole text, even when "
+        "content is one page): set_content merges onto what the person typed since. Call "
+        "open_file first." + PAGED
     ),
-    input_schema=s.obj({}),
+    input_schema=s.obj(PAGE_ARGUMENTS),
     output_schema=s.out(
-        {"path": s.STRING, "content": s.STRING, "dirty": s.BOOLEAN, "version": s.STRING},
+        {
+            "path": s.STRING,
+            "content": s.STRING,
+            "dirty": s.BOOLEAN,
+            "version": s.STRING,
+            "more": MORE,
+        },
         ["path", "content"],
     ),
     handler=get_current_content_tool,
@@ -149,8 +159,7 @@ LIST_RECENT = ToolSpec(
     title="List recent documents",
     description=(
         "Recently opened documents, most recent first: [{path, fileName, openedAt}] "
-        "(openedAt in milliseconds since the Unix epoch). The text content is that list; the "
-        "structured content holds it as recent."
+        "(openedAt in ms since the Unix epoch)."
     ),
     input_schema=s.obj(
         {

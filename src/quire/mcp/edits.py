@@ -12,11 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from quire.api.documents import AppliedPreview, ContentSet, Replaced, StreamPreview
-from quire.core.errors import NotOpen
+from quire.core.errors import InvalidArgument, NotOpen
+from quire.core.pages import BUDGET_CHARS
 from quire.markdown.edits import MAX_MATCH_INDEX, MAX_PREVIEW_LINES, check_request_size
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
 from quire.mcp.documents import server
+from quire.mcp.pages import MORE, kept, message_count, more_candidates
 
 NO_DOCUMENT = "No document is open in Quire; open one first (open_file)."
 
@@ -54,7 +56,30 @@ async def stream_edit_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
     env.remember_version(preview.doc_id, preview.version)
-    return preview.dump()
+    return _bounded_preview(preview, args)
+
+
+def _bounded_preview(preview: StreamPreview, args: dict[str, Any]) -> dict[str, Any]:
+    """The preview with the candidates from ``offset`` on that one result holds, and the
+    ``more`` that lists the rest (the call repeats find and replace, so they count too)."""
+    offset = int(args.get("offset", 0))
+    if preview.candidates is None:
+        return preview.dump()
+    if offset >= len(preview.candidates):
+        raise InvalidArgument(
+            f"offset {offset} is past the last candidate: find occurs {preview.match_count} "
+            f"times, so offset runs from 0 to {preview.match_count - 1}.",
+            argument="offset",
+        )
+    listed = preview.candidates[offset:]
+    keep = kept(args, "find", "replace", "preview_lines", "path")
+    budget = BUDGET_CHARS - len(preview.diff) - len(args["find"]) - len(args["replace"])
+    count = message_count([len(item.diff) + 60 for item in listed], max(budget, 0))
+    result = preview.model_copy(update={"candidates": listed[:count]}).dump()
+    if count < len(listed):
+        next_index = listed[count].match_index
+        result["more"] = more_candidates(next_index, len(listed) - count, STREAM_EDIT.name, keep)
+    return result
 
 
 async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -119,8 +144,8 @@ EDIT_DOCUMENT = ToolSpec(
     name="edit_document",
     title="Edit the open document",
     description=(
-        "Exact, unique find/replace on the document open in Quire, applied to its live text "
-        "(the person sees it at once; their own typing is kept). find must occur exactly "
+        "Exact, unique find/replace on the live text of the document open in Quire (the "
+        "person sees it at once; their typing is kept). find must occur exactly "
         "once: not found or not unique (the error counts the matches) leaves the document "
         "unchanged, so include enough surrounding text. replace keeps the line breaks of the "
         "line it lands on. save: true also writes the file. Prefer it to set_content."
@@ -141,7 +166,8 @@ STREAM_EDIT = ToolSpec(
         "[{matchIndex, startLine, diff, rank}] when find occurs more than once (candidates "
         "is null for one) and matchCount. Then call stream_edit_apply with editId and the "
         "chosen match_index. preview: false applies a unique match at once (applied: true, "
-        "no diff; do not call stream_edit_apply after it)."
+        "no diff; do not call stream_edit_apply after it). Over ~20,000 tokens, more gives "
+        "the call that lists the rest."
     ),
     input_schema=s.obj(
         {
@@ -152,10 +178,13 @@ STREAM_EDIT = ToolSpec(
                 "Context lines around each change in the diff.", 0, MAX_PREVIEW_LINES, 5
             ),
             "path": _EDIT_PATH,
+            "offset": s.integer(
+                "The first candidate to list (its matchIndex).", 0, MAX_MATCH_INDEX, 0
+            ),
         },
         ["find", "replace"],
     ),
-    output_schema=s.answer(StreamPreview),
+    output_schema=s.answer(StreamPreview, {"more": MORE}),
     handler=stream_edit_tool,
 )
 

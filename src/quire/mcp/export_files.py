@@ -140,13 +140,11 @@ EXPORT = ToolSpec(
     title="Export the open document",
     description=(
         "Export the document open in Quire's window as pdf, html, docx or epub, drawn as the "
-        "preview shows it (tables, code, Mermaid diagrams, math). With output_path (a file "
+        "preview shows it. With output_path (a file "
         "with the format's extension, in an existing folder inside the allowed folders) it "
-        "writes that file and returns {ok, path, format, bytes, pages, engine, warnings, "
-        "diagramErrors}; an existing file is replaced only with overwrite: true. Without "
-        "output_path it opens the window's export dialog for the person and returns {ok, "
-        "dialog: true, path, format, browserConnected}. The file is exported as saved on "
-        "disk. An error when no document is open: call open_file first."
+        "writes that file (replacing one only with overwrite: true); without it, it opens "
+        "the window's export dialog for the person (dialog: true). The file is exported as "
+        "saved on disk. An error when no document is open: call open_file first."
     ),
     input_schema=s.obj(
         {
@@ -172,9 +170,8 @@ EXPORT_MARKDOWN_TO_PDF = ToolSpec(
         "(Mermaid diagrams and math included), with no window and no server needed. output "
         "must name a .pdf file that is not a symlink, in an existing folder inside the "
         "allowed folders; without it the PDF is written beside input with the .pdf "
-        "extension. An existing PDF is replaced only with force: true. Returns {ok, path, "
-        "format, bytes, pages, engine, warnings, diagramErrors}: a diagram that fails is "
-        "reported with its line and message while the PDF is still written."
+        "extension. An existing PDF is replaced only with force: true. A diagram that fails "
+        "is listed in diagramErrors (line and message); the PDF is still written."
     ),
     input_schema=s.obj(
         {

@@ -17,6 +17,7 @@ from quire.markdown.metadata import export_metadata
 from quire.markdown.text import export_text
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
+from quire.mcp.pages import MORE, PAGE_ARGUMENTS, PAGED, kept, paged, text_page
 
 NO_DOCUMENT = "No document is open in Quire; pass path to read a file."
 NO_SERVER = (
@@ -42,10 +43,13 @@ async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str]:
 
 
 async def export_text_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
-    """Plain text of a document, with its word and character counts."""
+    """Plain text of a document (one page of it when long), with the whole text's word and
+    character counts."""
     path, source = await _source(env, args)
     plain = await anyio.to_thread.run_sync(export_text, source)
-    return {**dataclasses.asdict(plain), "path": path}
+    page = text_page(plain.text, args)
+    keep = kept(args, "limit") | ({"path": path} if "path" in args else {})
+    return paged({**dataclasses.asdict(plain), "path": path}, "text", page, "export_text", keep)
 
 
 async def export_metadata_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -65,26 +69,36 @@ async def diff_documents_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, A
             text_a, text_b, label_a=str(path_a), label_b=str(path_b), context_lines=context
         )
     )
-    return {**dataclasses.asdict(diff), "path_a": str(path_a), "path_b": str(path_b)}
+    page = text_page(diff.diff, args)
+    keep: dict[str, Any] = {"path_a": str(path_a), "path_b": str(path_b)}
+    keep |= kept(args, "context_lines", "limit")
+    result = {**dataclasses.asdict(diff), "path_a": str(path_a), "path_b": str(path_b)}
+    return paged(result, "diff", page, "diff_documents", keep)
 
 
 _PATH_OPTIONAL = s.path(
-    "The Markdown file to read from disk. Leave it out to read the document open in Quire "
-    "(its live text, unsaved edits included), which needs a running server."
+    "The Markdown file to read from disk (default: the open document's live text, which "
+    "needs a running server)."
 )
 
 EXPORT_TEXT = ToolSpec(
     name="export_text",
     title="Export plain text",
     description=(
-        "Plain text of a Markdown document with the syntax taken out (code kept as written, "
-        "tables as tab-separated cells, links as their text), with word_count and char_count "
-        "(Unicode characters). With path it reads that file from disk and needs no server; "
-        "without path it reads the open document's live text."
+        "Plain text of a Markdown document (code as written, tables as tab-separated cells, "
+        "links as their text), with word_count and char_count (of the whole text). With "
+        "path it reads that file (no server needed); without, the open document's live "
+        "text." + PAGED
     ),
-    input_schema=s.obj({"path": _PATH_OPTIONAL}),
+    input_schema=s.obj({"path": _PATH_OPTIONAL, **PAGE_ARGUMENTS}),
     output_schema=s.out(
-        {"text": s.STRING, "word_count": s.INTEGER, "char_count": s.INTEGER, "path": s.STRING},
+        {
+            "text": s.STRING,
+            "word_count": s.INTEGER,
+            "char_count": s.INTEGER,
+            "path": s.STRING,
+            "more": MORE,
+        },
         ["text", "word_count", "char_count", "path"],
     ),
     handler=export_text_tool,
@@ -99,8 +113,7 @@ EXPORT_METADATA = ToolSpec(
         "Structure of a Markdown document: frontmatter (a YAML subset, null when the block "
         "is not closed), headings [{level, text}] in order, the distinct wikilink targets, "
         "wikilink_headings [{target, heading}], embedded_image_count and word_count. With "
-        "path it reads that file from disk and needs no server; without path it reads the "
-        "open document's live text."
+        "path it reads that file (no server needed); without, the open document's live text."
     ),
     input_schema=s.obj({"path": _PATH_OPTIONAL}),
     output_schema=s.out(
@@ -147,8 +160,8 @@ DIFF_DOCUMENTS = ToolSpec(
     title="Diff two documents",
     description=(
         "Unified diff (as diff -u prints it) of two Markdown files on disk, with the number "
-        "of hunks and of lines added and removed. Line endings count: CRLF and LF lines "
-        "differ. Identical files give an empty diff. Needs no server."
+        "of hunks and of lines added and removed (of the whole diff). Line endings count: "
+        "CRLF and LF lines differ. Identical files give an empty diff. Needs no server." + PAGED
     ),
     input_schema=s.obj(
         {
@@ -157,6 +170,7 @@ DIFF_DOCUMENTS = ToolSpec(
             "context_lines": s.integer(
                 "Unchanged lines shown around each change.", 0, MAX_CONTEXT_LINES, 3
             ),
+            **PAGE_ARGUMENTS,
         },
         ["path_a", "path_b"],
     ),
@@ -168,6 +182,7 @@ DIFF_DOCUMENTS = ToolSpec(
             "removed": s.INTEGER,
             "path_a": s.STRING,
             "path_b": s.STRING,
+            "more": MORE,
         },
         ["diff", "hunks", "added", "removed", "path_a", "path_b"],
     ),

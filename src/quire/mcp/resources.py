@@ -30,8 +30,15 @@ from quire.fs.folders import AllowedFolders
 from quire.markdown.titles import document_preview, document_title
 from quire.mcp.arguments import closest
 from quire.mcp.context import ToolEnv
+from quire.mcp.pages import more_lines, text_page
 from quire.mcp.search import search
-from quire.mcp.uris import SEARCH_PREFIX, file_uri, file_uri_candidates, parse_search
+from quire.mcp.uris import (
+    SEARCH_PREFIX,
+    file_uri,
+    file_uri_candidates,
+    parse_search,
+    split_page_query,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +47,7 @@ RECENT_URI = "quire://recent-documents"
 SEARCH_TEMPLATE = "text://vault-search?q={query}"
 RESOURCE_NOT_FOUND = -32002
 SERVER_ERROR = -32000
+MORE_KEY = "quire/more"
 UNLISTED_KEY = "quire/workspaceFilesUnlisted"
 TRUNCATED_KEY = "quire/workspaceFilesTruncated"
 NOT_RUNNING = (
@@ -52,7 +60,11 @@ STATIC = (
         uri=CURRENT_URI,
         name="current",
         title="The open document",
-        description="The live Markdown of the document open in Quire (unsaved edits included).",
+        description=(
+            "The live Markdown of the document open in Quire (unsaved edits included). Over "
+            "~20,000 tokens it is cut at a line; _meta quire/more then names the URI "
+            "(?offset=N&limit=M, in lines) that reads on, as for file:// resources."
+        ),
         mime_type="text/markdown",
     ),
     types.Resource(
@@ -115,14 +127,19 @@ async def list_resources(env: ToolEnv) -> types.ListResourcesResult:
 
 async def read_resource(env: ToolEnv, uri: str) -> types.ReadResourceResult:
     """Read one resource; errors are JSON-RPC errors with the reason."""
-    if uri == CURRENT_URI:
-        return _text(uri, await _current(env), "text/markdown")
     if uri == RECENT_URI:
         return _json(uri, await _recent(env))
     if uri.startswith(SEARCH_PREFIX):
         return _json(uri, await _search(env, uri))
-    if uri.startswith("file://"):
-        return _text(uri, await _file(env, uri), "text/markdown")
+    if uri.startswith((CURRENT_URI, "file://")):
+        try:
+            base, query = split_page_query(uri)
+        except InvalidArgument as exc:
+            fail(types.INVALID_PARAMS, str(exc))
+        if base == CURRENT_URI:
+            return _document(uri, base, query, await _current(env))
+        if base.startswith("file://"):
+            return _document(uri, base, query, await _file(env, base))
     known = [CURRENT_URI, RECENT_URI, SEARCH_PREFIX + "q="]
     guess = closest(uri, known)
     hint = f" Did you mean {guess}?" if guess else ""
@@ -252,6 +269,23 @@ async def _file(env: ToolEnv, uri: str) -> str:
         return text
     except QuireError as exc:
         fail(RESOURCE_NOT_FOUND, str(exc))
+
+
+def _document(uri: str, base: str, query: dict[str, int], text: str) -> types.ReadResourceResult:
+    """One page of a document resource, with ``_meta`` naming the URI that reads on."""
+    try:
+        page = text_page(text, query)
+    except InvalidArgument as exc:
+        fail(types.INVALID_PARAMS, str(exc))
+    result = _text(uri, page.text, "text/markdown")
+    more = more_lines(page, "resources/read", {})
+    if more is None:
+        return result
+    if more.get("call") is not None:
+        limit = f"&limit={query['limit']}" if "limit" in query else ""
+        next_uri = f"{base}?offset={page.next_offset}{limit}"
+        more["call"] = {"name": "resources/read", "arguments": {"uri": next_uri}}
+    return types.ReadResourceResult(contents=result.contents, _meta={MORE_KEY: more})
 
 
 def _text(uri: str, text: str, mime: str) -> types.ReadResourceResult:

@@ -24,13 +24,13 @@ def obj(properties: Json, required: list[str] | None = None, *, closed: bool = T
 
 
 def path(description: str) -> Json:
-    """A path argument: absolute, relative to the working directory, or starting with ``~/``."""
+    """A path argument: absolute, relative to the working directory, or starting with ``~/``
+    (said in short: the server's instructions say it whole)."""
     return {
         "type": "string",
         "minLength": 1,
         "pattern": BLANK_PATTERN,
-        "description": description
-        + " Absolute, relative to the working directory, or starting with ~/.",
+        "description": description + " Absolute, relative or ~/.",
     }
 
 
@@ -77,8 +77,9 @@ def out(properties: Json, required: list[str]) -> Json:
 
 def answer(model: type[Answer], extra: Json | None = None) -> Json:
     """The output schema of a tool whose structured result is ``model`` dumped (camelCase
-    keys): the model's serialization schema with the models it uses written in place and
-    pydantic's generated titles left out, so a client needs no ``$ref`` resolver. ``extra``
+    keys): the model's serialization schema with the models it uses written in place, so a
+    client needs no ``$ref`` resolver, and pydantic's titles and the docstrings it makes
+    descriptions left out (they are the code's, and every tools/list would carry them). ``extra``
     properties (replacing the model's of the same name) are what the tool adds to the model."""
     schema = model.schema_of()
     if extra:
@@ -102,16 +103,33 @@ def _inline(node: Any, definitions: Json) -> Any:
         return _inline(definitions[reference.rsplit("/", 1)[-1]], definitions)
     inlined: Json = {}
     for key, value in node.items():
-        if key == "title":
+        if key in ("title", "description"):
             continue
         if key in _VALUES:
             inlined[key] = value
         elif key == "properties":
             # Property names are data: a property called ``title`` stays.
-            inlined[key] = {name: _inline(item, definitions) for name, item in value.items()}
+            required = set(node.get("required", ()))
+            inlined[key] = {
+                name: _inline(item if name in required else _carried(item), definitions)
+                for name, item in value.items()
+            }
         else:
             inlined[key] = _inline(value, definitions)
     return inlined
+
+
+def _carried(schema: Json) -> Json:
+    """An optional field's schema as it is carried: a field left out when None is never sent
+    as null, so its ``X | None`` default None is just X."""
+    branches = schema.get("anyOf")
+    if schema.get("default", ...) is not None or not isinstance(branches, list):
+        return schema
+    kept = [branch for branch in branches if branch != {"type": "null"}]
+    if len(kept) != 1 or len(kept) == len(branches):
+        return schema
+    rest = {key: item for key, item in schema.items() if key not in ("anyOf", "default")}
+    return {**kept[0], **rest}
 
 
 def answers(model: type[Answer]) -> Json:

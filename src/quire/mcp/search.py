@@ -249,12 +249,10 @@ SEARCH_VAULT = ToolSpec(
         "U+0002 and U+0003. mode grep (default): the files holding query, ignoring case, in "
         "index order; mode words: the files holding every word of query in any order, best "
         "first. tag:NAME in query keeps only notes tagged NAME (front matter tags or #NAME). "
-        "When more match, truncated is true and nextCursor, passed back as cursor with the "
-        "same query, gives the next page. With vault naming a folder no server serves, that "
-        "folder is grepped on disk instead and no server is needed (mode grep-disk). Files "
-        "that cannot be read are named in note, which also says when the index is still being "
-        "built. semantic: true needs the semantic extra; without it note says how to install "
-        "it and the words index answers."
+        "When more match, truncated is true; pass nextCursor back as cursor (same query) for "
+        "the next page. vault naming a folder no server serves greps it on disk, no server "
+        "needed (mode grep-disk). note names unreadable files and an index still building. "
+        "semantic: true needs the semantic extra (note says how to install it)."
     ),
     input_schema=s.obj(
         {

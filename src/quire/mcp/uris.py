@@ -150,3 +150,36 @@ def _semantic(raw: str | None) -> bool | None:
             argument="semantic",
         )
     return raw == "true"
+
+
+PAGE_PARAMETERS = ("offset", "limit")
+
+
+def split_page_query(uri: str) -> tuple[str, dict[str, int]]:
+    """A document resource URI without its ``?offset=N&limit=M`` query, and those values.
+
+    A file URI writes a ``?`` of its path as %3F, so a bare ``?`` always starts the query.
+    Any other parameter, a repeated one or a value that is not a whole number from 1 up is
+    refused.
+    """
+    base, mark, query = uri.partition("?")
+    if not mark:
+        return uri, {}
+    values: dict[str, int] = {}
+    for part in query.split("&"):
+        name, _, raw = part.partition("=")
+        if name not in PAGE_PARAMETERS:
+            raise InvalidArgument(
+                f"`{name[:40]}` is not a parameter of a document resource, which takes "
+                f"{quoted_list(list(PAGE_PARAMETERS))} (in lines).",
+                argument=name[:40],
+            )
+        if name in values:
+            raise InvalidArgument(f"The URI gives `{name}` twice; give it once.", argument=name)
+        if not _DIGITS.fullmatch(raw) or not 1 <= int(raw) <= 100_000_000:
+            raise InvalidArgument(
+                f"The URI's `{name}` must be a whole number from 1 to 100000000, got {raw[:40]!r}.",
+                argument=name,
+            )
+        values[name] = int(raw)
+    return base, values
