@@ -238,9 +238,11 @@ def append_command(path: str, content: str, as_json: bool) -> None:
 
 def _into_folder(destination: Path, source: Path) -> Path:
     """A destination that is an existing folder (and not the source) means inside it."""
-    if destination != source and destination.is_dir() and not destination.is_symlink():
-        return destination / source.name
-    return destination
+    try:
+        into = destination != source and destination.is_dir() and not destination.is_symlink()
+    except OSError:  # a name the OS cannot look up (too long): the server refuses it
+        into = False
+    return destination / source.name if into else destination
 
 
 @click.group("trash", context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
