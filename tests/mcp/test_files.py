@@ -54,6 +54,7 @@ async def test_create_move_and_delete_a_document(tmp_path: Path) -> None:
         assert deleted["path"] == f"{ws}/Notes/Copy.md" and deleted["tabsClosed"] == 0
         assert deleted["restore"] == f"quire trash restore {deleted['trashId']}"
         assert not (ws / "Notes/Copy.md").exists()
+        assert h.app.files is not None
         trash = await h.app.files.trash_list()
         assert [item.id for item in trash.items] == [deleted["trashId"]]
 

@@ -91,7 +91,7 @@ async def test_two_browsers_typing_while_agents_edit_converge_on_every_edit_and_
     order = list(range(LINES))
     random.Random(3).shuffle(order)
     progress = AgentProgress()
-    answers: dict[int, tuple[int, object]] = {}
+    answers: dict[int, tuple[int, dict[str, object]]] = {}
     limiter = anyio.CapacityLimiter(IN_FLIGHT)
 
     async with (

@@ -113,8 +113,10 @@ async def test_a_checkout_sized_burst_is_one_rescan(port: int, services: AppServ
 async def test_quires_own_operations_are_announced_once(port: int, services: AppServices) -> None:
     workspace = services.workspaces.folders[0]
     async with connect(f"ws://127.0.0.1:{port}/ws/events", additional_headers=AUTH) as socket:
-        await services.files.create_note("someone", workspace / "Made")
-        await services.files.move("someone", workspace / "Made.md", workspace / "Moved.md")
+        files = services.files
+        assert files is not None
+        await files.create_note("someone", workspace / "Made")
+        await files.move("someone", workspace / "Made.md", workspace / "Moved.md")
         frames = await tree_frames(socket, 2.0)
     assert [changes(data) for data in frames] == [
         [("created", str(workspace / "Made.md"), False)],

@@ -40,7 +40,8 @@ async def drain(events: object) -> list[TreeEvent]:
 
 async def test_every_user_gets_the_changes_of_each_workspace(tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
-    one.mkdir(), two.mkdir()
+    one.mkdir()
+    two.mkdir()
     bus = EventBus()
     feed = TreeFeed(Workspaces([one, two]), bus, RecentPaths())
     async with bus.subscribe("ann") as ann, bus.subscribe("bob") as bob, feed:
