@@ -88,6 +88,10 @@ def baseline(workspace: Path) -> dict[str, str]:
         "message": "hello",
         "title": "Team",
         "dirs": str(workspace),
+        "path": str(workspace / "new.md"),
+        "destination": str(workspace / "elsewhere.md"),
+        "content": "text",
+        "entry_id": "0-00000000",
     }
 
 

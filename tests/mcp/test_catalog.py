@@ -40,11 +40,14 @@ ORDER = [
     "wait_chat",
     "list_chat_gifs",
     "set_chat_avatar",
+    "create_document",
     "edit_canvas",
     "export_markdown_to_pdf",
     "export",
     "replace_document",
     "set_content",
+    "move_document",
+    "delete_document",
 ]
 
 CHAT_TOOLS = [
@@ -87,6 +90,9 @@ ANNOTATIONS = {
     "export": (False, True, False),
     "replace_document": (False, True, True),
     "set_content": (False, True, True),
+    "create_document": (False, False, False),
+    "move_document": (False, True, False),
+    "delete_document": (False, True, False),
 }
 
 ARGUMENTS = {
@@ -130,6 +136,9 @@ ARGUMENTS = {
     "export": (["format", "output_path", "overwrite"], ["format"]),
     "replace_document": (["content", "save", "base"], ["content"]),
     "set_content": (["content", "save", "base"], ["content"]),
+    "create_document": (["path", "content", "template"], ["path"]),
+    "move_document": (["path", "to"], ["path", "to"]),
+    "delete_document": (["path"], ["path"]),
 }
 
 # The declared bounds reference A's tool table gives, which the checks enforce.

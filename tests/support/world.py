@@ -18,12 +18,13 @@ import anyio.lowlevel
 from quire.api.events import Event
 from quire.db.engine import Database
 from quire.services.app import AppServices
+from quire.services.events import EventBus
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.windows import Windows
 from quire.settings.model import Settings
 from quire.vault.workspaces import Workspaces
-from tests.support.events import CheckedBus
+from tests.support.events import CheckedBus, checked_frame
 from tests.support.machines import machine_under
 
 START_MS = 1_700_000_000_000
@@ -98,6 +99,10 @@ class FakeTimer:
         self.armed = anyio.Event()
 
 
+EVERYONE = "*"
+"""The user an event published to everyone is recorded under."""
+
+
 class RecordingBus(CheckedBus):
     """An event bus that checks every event published, and keeps it, per user."""
 
@@ -109,12 +114,21 @@ class RecordingBus(CheckedBus):
         self.published.append((user, event))
         super().publish(user, event)
 
+    def publish_all(self, event: Event) -> None:
+        """Kept under ``EVERYONE``: every user's windows receive it (none may listen now)."""
+        checked_frame(event)
+        self.published.append((EVERYONE, event))
+        for user in list(self._subscribers):
+            EventBus.publish(self, user, event)
+
     def kinds(self, user: str = "owner") -> list[str]:
-        return [event.kind for who, event in self.published if who == user]
+        return [event.kind for who, event in self.published if who in (user, EVERYONE)]
 
     def of_kind(self, kind: str, user: str = "owner") -> list[dict[str, object]]:
         return [
-            event.data.dump() for who, event in self.published if who == user and event.kind == kind
+            event.data.dump()
+            for who, event in self.published
+            if who in (user, EVERYONE) and event.kind == kind
         ]
 
 

@@ -63,18 +63,22 @@ def atomic_save(path: Path, text: str) -> None:
 @pytest.mark.parametrize(
     ("events", "on_disk", "expected"),
     [
-        ([(Change.added, "a.md")], ["a.md"], [("a.md", "changed")]),
-        ([(Change.modified, "a.md")], ["a.md"], [("a.md", "changed")]),
-        ([(Change.deleted, "a.md"), (Change.added, "a.md")], ["a.md"], [("a.md", "changed")]),
-        ([(Change.deleted, "a.md")], [], [("a.md", "deleted")]),
-        ([(Change.modified, "a.md"), (Change.deleted, "a.md")], [], [("a.md", "deleted")]),
+        ([(Change.added, "a.md")], ["a.md"], [("a.md", "changed", True)]),
+        ([(Change.modified, "a.md")], ["a.md"], [("a.md", "changed", False)]),
+        (
+            [(Change.deleted, "a.md"), (Change.added, "a.md")],
+            ["a.md"],
+            [("a.md", "changed", True)],
+        ),
+        ([(Change.deleted, "a.md")], [], [("a.md", "deleted", False)]),
+        ([(Change.modified, "a.md"), (Change.deleted, "a.md")], [], [("a.md", "deleted", False)]),
         ([(Change.added, ".a.tmp"), (Change.deleted, ".a.tmp")], [], []),
         ([(Change.added, ".a.tmp"), (Change.modified, ".a.tmp")], [], []),
         ([(Change.modified, "sub")], ["sub/"], []),
         (
             [(Change.modified, "b.md"), (Change.added, "a.md"), (Change.modified, "b.md")],
             ["a.md", "b.md"],
-            [("a.md", "changed"), ("b.md", "changed")],
+            [("a.md", "changed", True), ("b.md", "changed", False)],
         ),
         ([], [], []),
     ],
@@ -83,7 +87,7 @@ def test_raw_events_fold_into_one_change_per_file(
     tmp_path: Path,
     events: list[tuple[Change, str]],
     on_disk: list[str],
-    expected: list[tuple[str, str]],
+    expected: list[tuple[str, str, bool]],
 ) -> None:
     for name in on_disk:
         if name.endswith("/"):
@@ -92,7 +96,18 @@ def test_raw_events_fold_into_one_change_per_file(
             (tmp_path / name).write_text("x", encoding="utf-8")
     raw = [(change, str(tmp_path / name)) for change, name in events]
     folded = fold_changes(raw)
-    assert [(change.path.name, change.kind) for change in folded] == expected
+    assert [(change.path.name, change.kind, change.created) for change in folded] == expected
+    assert not any(change.is_folder for change in folded)
+
+
+def test_with_folders_a_new_folder_is_reported_created_as_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "old").mkdir()
+    raw = [(Change.added, str(tmp_path / "sub")), (Change.modified, str(tmp_path / "old"))]
+    assert fold_changes(raw, folders=True) == [
+        FileChange(tmp_path / "old", "changed", created=False, is_folder=True),
+        FileChange(tmp_path / "sub", "changed", created=True, is_folder=True),
+    ]
 
 
 # Watching
@@ -103,7 +118,8 @@ async def test_a_file_written_in_a_watched_folder_is_reported(
 ) -> None:
     await watcher.watch(tmp_path)
     (tmp_path / "note.md").write_text("hello", encoding="utf-8")
-    assert await changes.until(tmp_path / "note.md") == FileChange(tmp_path / "note.md", "changed")
+    note = tmp_path / "note.md"
+    assert await changes.until(note) == FileChange(note, "changed", created=True)
 
 
 async def test_an_atomic_save_is_a_change_of_the_same_file(

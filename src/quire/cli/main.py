@@ -27,20 +27,26 @@ class QuireGroup(LazyGroup):
 
 
 COMMANDS = {
+    "append": "quire.cli.files:append_command",
     "chat": "quire.cli.chat:chat_command",
     "connect": "quire.cli.connect:connect_command",
+    "cp": "quire.cli.files:cp_command",
     "diff": "quire.cli.documents:diff_command",
     "doctor": "quire.cli.doctor:doctor_command",
     "export": "quire.cli.export:export_command",
     "hook": "quire.cli.hook:hook_group",
     "mcp": "quire.cli.mcp:mcp_command",
     "meta": "quire.cli.documents:meta_command",
+    "mv": "quire.cli.files:mv_command",
+    "new": "quire.cli.files:new_command",
     "open": "quire.cli.open:open_command",
     "reindex": "quire.cli.reindex:reindex_command",
     "render": "quire.cli.documents:render_command",
+    "rm": "quire.cli.files:rm_command",
     "serve": "quire.cli.serve:serve_command",
     "tasks": "quire.cli.documents:tasks_command",
     "text": "quire.cli.documents:text_command",
+    "trash": "quire.cli.files:trash_command",
 }
 """Each command's name and where it lives, as ``module:attribute``."""
 

@@ -26,6 +26,7 @@ from quire.mcp.edits import (
 )
 from quire.mcp.export_files import EXPORT_TOOLS
 from quire.mcp.exports import DIFF_DOCUMENTS, EXPORT_METADATA, EXPORT_TEXT
+from quire.mcp.files import CREATE_DOCUMENT, DELETE_DOCUMENT, MOVE_DOCUMENT
 from quire.mcp.reviews import GET_USER_ANNOTATIONS, REQUEST_REVIEW
 from quire.mcp.search import SEARCH_VAULT
 
@@ -47,10 +48,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     EXPORT_TEXT,
     EXPORT_METADATA,
     *CHAT_TOOLS,
+    CREATE_DOCUMENT,
     EDIT_CANVAS,
     *EXPORT_TOOLS,
     REPLACE_DOCUMENT,
     SET_CONTENT,
+    MOVE_DOCUMENT,
+    DELETE_DOCUMENT,
 )
 
 """Every tool Quire has, in ``tools/list`` order (the chat tools among them)."""

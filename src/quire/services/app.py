@@ -20,7 +20,7 @@ from quire.services.agents.machine import MachineFacts
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.export import ExportService
-from quire.services.files import FileService
+from quire.services.files import FileService, TreeFeed
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.search import INDEX_FILE, SearchService
@@ -97,6 +97,10 @@ async def open_services(
             SearchService(workspaces, settings.state_dir / INDEX_FILE)
         )
         documents.on_saved(search.refresh)
+        files = FileService(workspaces, documents, windows, bus, clock=clock)
+        documents.on_saved(files.saved)
+        feed = await stack.enter_async_context(TreeFeed(workspaces, bus, files.recent))
+        search.on_watched(feed.watched)
         yield AppServices(
             settings=settings,
             database=database,
@@ -111,7 +115,7 @@ async def open_services(
             chats=chats,
             export=export,
             search=search,
-            files=FileService(workspaces, documents, windows, bus, clock=clock),
+            files=files,
         )
 
 

@@ -51,6 +51,12 @@ class EventBus:
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 self._drop(user, stream)
 
+    def publish_all(self, event: Event) -> None:
+        """Deliver ``event`` to every subscriber of every user (the workspaces' tree is
+        everyone's); never blocks."""
+        for user in list(self._subscribers):
+            self.publish(user, event)
+
     def subscribe(self, user: str) -> AbstractAsyncContextManager[AsyncIterator[Event]]:
         """``async with bus.subscribe(user) as events: async for event in events: …``.
 

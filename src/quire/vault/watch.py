@@ -44,10 +44,16 @@ _PAUSE_STEP_S = 0.1
 
 @dataclass(frozen=True)
 class FileChange:
-    """A file that changed (it is on disk now, whatever happened to it) or was deleted."""
+    """A file that changed (it is on disk now, whatever happened to it) or was deleted.
+
+    ``created``: a changed path that appeared in this batch (a new name: created, moved or
+    renamed here, or an editor's save by rename); ``is_folder``: a changed path that is a
+    folder (False for a deleted one: what it was cannot be told any more)."""
 
     path: Path
     kind: ChangeKind
+    created: bool = False
+    is_folder: bool = False
 
 
 OnChanges = Callable[[list[FileChange]], Awaitable[None]]
@@ -77,8 +83,10 @@ def fold_changes(raw: Iterable[tuple[Change, str]], *, folders: bool = False) ->
             if Change.added not in seen[name]:
                 folded.append(FileChange(path, "deleted"))
             continue
-        if folders or not stat.S_ISDIR(mode):
-            folded.append(FileChange(path, "changed"))
+        is_folder = stat.S_ISDIR(mode)
+        if folders or not is_folder:
+            created = Change.added in seen[name]
+            folded.append(FileChange(path, "changed", created=created, is_folder=is_folder))
     return folded
 
 

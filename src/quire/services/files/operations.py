@@ -34,6 +34,7 @@ from quire.core.views import document_id
 from quire.fs.documents import read_document, write_document
 from quire.fs.names import note_file_name
 from quire.services.events import EventBus
+from quire.services.files.tree import RecentPaths
 from quire.services.live.documents import LiveDocuments
 from quire.services.windows import Windows
 from quire.vault import archive, trash
@@ -66,6 +67,14 @@ class FileService:
         self._windows = windows
         self._bus = bus
         self._clock = clock
+        self.recent = RecentPaths()
+        """The paths this service changed lately: the tree feed leaves the watcher's reports
+        of them out (their events went out already)."""
+
+    async def saved(self, path: Path) -> None:
+        """A document was saved (by rename, which the watcher reports as a new name): not a
+        change of the tree (the live documents' save listener)."""
+        self.recent.note_saved(path)
 
     async def create_note(
         self, user: str, path: Path, *, content: str | None = None, template: Path | None = None
@@ -181,6 +190,7 @@ class FileService:
             return written.path
 
         written = await anyio.to_thread.run_sync(run)
+        self.recent.note_saved(written)
         return Appended(path=str(written), live=False)
 
     async def upload(
@@ -227,6 +237,7 @@ class FileService:
     def _tree(
         self, user: str, path: Path, action: str, *, is_folder: bool, to: Path | None = None
     ) -> None:
+        self.recent.note(path, *(() if to is None else (to,)))
         workspace = self._workspaces.workspace_of(path)
         if workspace is None:
             return
@@ -239,7 +250,8 @@ class FileService:
             }
         )
         data = TreeData(workspace=str(workspace), changes=(change,), rescan=False)
-        self._bus.publish(user, TreeEvent(data=data))
+        # The tree is everyone's: every user's windows show the change.
+        self._bus.publish_all(TreeEvent(data=data))
 
 
 async def _live_id(documents: LiveDocuments, path: Path) -> str:

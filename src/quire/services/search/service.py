@@ -33,7 +33,7 @@ from quire.search.queries import Found, Query
 from quire.services.search.cursors import Cursors
 from quire.services.search.indexer import Indexer, Progress
 from quire.services.search.queries import checked_query, served_folder
-from quire.vault.watch import FileChange, FolderWatcher
+from quire.vault.watch import FileChange, FolderWatcher, OnChanges
 from quire.vault.workspaces import Workspaces
 
 logger = logging.getLogger(__name__)
@@ -69,6 +69,13 @@ class SearchService:
         self.built = anyio.Event()
         """Set once the first full build has finished (tests and the bench wait on it)."""
         self._applied = anyio.Event()
+        self._listeners: list[OnChanges] = []
+
+    def on_watched(self, listener: OnChanges) -> None:
+        """Await ``listener`` with each batch of watched changes, before the index takes it
+        (the file tree learns of them without waiting for the index). An error in it is
+        logged; the index still takes the batch."""
+        self._listeners.append(listener)
 
     async def __aenter__(self) -> Self:
         self._index = await anyio.to_thread.run_sync(SearchIndex, self._index_path)
@@ -222,6 +229,11 @@ class SearchService:
             self.built.set()
 
     async def _on_changes(self, changes: list[FileChange]) -> None:
+        for listener in self._listeners:
+            try:
+                await listener(changes)
+            except Exception:
+                logger.exception("A listener of the watched changes failed; watching goes on.")
         try:
             await anyio.to_thread.run_sync(self._require_indexer().apply, changes)
         finally:
