@@ -294,19 +294,16 @@ def validate_ops(ops: object) -> list[CanvasOp]:
 
 
 _OP_SUMMARIES = {
-    "move_node": "move a node's top-left corner to x, y",
-    "resize_node": "set a node's width and height",
-    "edit_node": (
-        "change a node's content: text (text node), file and subpath (file node), "
-        "url (link node) or label (group)"
-    ),
-    "set_node_color": "set a node's color, or remove it with null",
-    "add_node": "add `node` on top of the others",
-    "delete_node": "delete a node and the edges from or to it",
-    "add_edge": "add `edge` between two existing nodes",
-    "delete_edge": "delete an edge",
-    "edit_edge": "change an edge's label, color, fromSide, toSide, fromEnd or toEnd (null removes)",
-    "reorder_edges": "put the edges in the order of `ids`, which lists every edge once",
+    "move_node": "to x, y",
+    "resize_node": "width, height",
+    "edit_node": "text, file, subpath, url or label",
+    "set_node_color": "color (null removes)",
+    "add_node": "`node` on top",
+    "delete_node": "and its edges",
+    "add_edge": "`edge` between two nodes",
+    "delete_edge": "by id",
+    "edit_edge": "label, color, sides, ends (null removes)",
+    "reorder_edges": "`ids` lists every edge once",
 }
 
 

@@ -77,12 +77,8 @@ EDIT_CANVAS = ToolSpec(
     name="edit_canvas",
     title="Edit a canvas",
     description=(
-        "Apply typed edit ops to a JSON Canvas (.canvas) file, all or nothing: move_node, "
-        "resize_node, edit_node, set_node_color, add_node, delete_node (and its edges), "
-        "add_edge, delete_edge, edit_edge, reorder_edges. Each op sees the canvas the ops "
-        "before it left. Keys Quire does not know are written back unchanged. With save "
-        "false nothing is written and content holds the new canvas. Destructive: it rewrites "
-        "the file in place. Needs no server."
+        "Apply typed ops to a JSON Canvas (.canvas) file, all or nothing, in order. Unknown "
+        "keys are kept. save false writes nothing and returns content. Needs no server."
     ),
     input_schema=s.obj(
         {

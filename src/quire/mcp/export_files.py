@@ -166,12 +166,9 @@ EXPORT_MARKDOWN_TO_PDF = ToolSpec(
     name="export_markdown_to_pdf",
     title="Export a Markdown file to PDF",
     description=(
-        "Export a Markdown file inside the allowed folders to PDF, drawn like Quire's preview "
-        "(Mermaid diagrams and math included), with no window and no server needed. output "
-        "must name a .pdf file that is not a symlink, in an existing folder inside the "
-        "allowed folders; without it the PDF is written beside input with the .pdf "
-        "extension. An existing PDF is replaced only with force: true. A diagram that fails "
-        "is listed in diagramErrors (line and message); the PDF is still written."
+        "Export a Markdown file to PDF as Quire's preview draws it (diagrams, math), no "
+        "window or server needed. output (default: beside input) is a .pdf in an existing "
+        "allowed folder, replaced only with force. Failed diagrams are in diagramErrors."
     ),
     input_schema=s.obj(
         {

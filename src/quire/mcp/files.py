@@ -74,11 +74,8 @@ CREATE_DOCUMENT = ToolSpec(
     name="create_document",
     title="Create a document",
     description=(
-        "Create a new Markdown note at path, inside the allowed folders and a workspace of the "
-        "Quire server: its name is made a safe file name (.md added when missing; no dotfiles, "
-        "no reserved names). It holds content, or a copy of the note template's text, or "
-        "nothing. An existing file is never replaced: pick another path. Starts the server "
-        "when none runs; call open_file afterwards to show it to the person."
+        "Create a Markdown note at path in a workspace (name made safe, .md added) holding "
+        "content, a template's text, or nothing. Never replaces a file. Then open_file shows it."
     ),
     input_schema=s.obj(
         {
@@ -96,11 +93,8 @@ MOVE_DOCUMENT = ToolSpec(
     name="move_document",
     title="Rename or move a document",
     description=(
-        "Rename or move the document or folder at path to to, the new full path (both inside "
-        "the allowed folders; also between workspaces of the server). Never replaces an "
-        "existing file, never moves a folder into itself. A document open in the person's "
-        "window keeps its tab, live text and unsaved edits under the new path "
-        "(documentsFollowed counts them). Links to it in other notes are not rewritten."
+        "Rename or move a document or folder (path) to the full path to. Never replaces a "
+        "file; open tabs and unsaved edits follow. Links in other notes are not rewritten."
     ),
     input_schema=s.obj(
         {
@@ -118,10 +112,8 @@ DELETE_DOCUMENT = ToolSpec(
     name="delete_document",
     title="Delete a document",
     description=(
-        "Move the document or folder at path (inside the allowed folders) to its workspace's "
-        "trash (.quire/trash/), where it stays 30 days: the person restores it with the "
-        "command in restore. Tabs showing it close in every window. Destructive: ask the "
-        "person first unless they asked for the deletion."
+        "Move a document or folder to its workspace's trash for 30 days (restore names the "
+        "command that brings it back); its tabs close. Ask the person first."
     ),
     input_schema=s.obj({"path": s.path("The document or folder to delete.")}, ["path"]),
     output_schema=s.answer(Deleted, {"restore": s.STRING}),

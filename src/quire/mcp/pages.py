@@ -1,14 +1,15 @@
 """Bounded results: the ``offset``/``limit`` arguments, the ``more`` object and its schema,
 shared by every tool and resource whose result grows with a document or a chat.
 
-The cut itself is ``quire.core.pages``'; the model is ``quire.api.pages.More``.
+The cut itself is ``quire.core.pages``'; the ``more`` model lives here (only MCP results
+carry it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from quire.api.pages import More, NextCall
+from quire.api.base import Answer, omitted_when_none
 from quire.core.pages import BUDGET_CHARS, MAX_LINES, Page, items_within, page_of
 from quire.mcp import schemas as s
 
@@ -17,8 +18,33 @@ LIMIT = s.integer("The most lines to return.", 1, MAX_LINES)
 PAGE_ARGUMENTS: dict[str, Any] = {"offset": OFFSET, "limit": LIMIT}
 """The input schema properties of a tool that reads a text in pages."""
 
-MORE: dict[str, Any] = s.answer(More)
-"""The output schema of ``more``."""
+
+class NextCall(Answer):
+    """A call to make as written: a tool's name and its arguments, or ``resources/read``
+    with the ``uri`` to read."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+class More(Answer):
+    """What a cut result left out: ``remaining`` lines (or messages, or candidates: the
+    tool says which) from ``next_offset`` on, and ``call``, which reads them (left out when
+    nothing follows).
+    ``cut_line`` names a line longer than a whole page, of which only the start was shown."""
+
+    next_offset: int
+    remaining: int
+    call: NextCall | None = omitted_when_none()
+    cut_line: int | None = omitted_when_none()
+
+
+MORE: dict[str, Any] = {
+    "type": "object",
+    "description": "Present when the result was cut: nextOffset, remaining, call (the next "
+    "call: name, arguments) and cutLine.",
+}
+"""The output schema of ``more`` (kept short: it appears in several tools' schemas)."""
 
 PAGED = " Results over ~20,000 tokens are cut at a line; more then gives the call that reads on."
 """What a paged tool's description adds."""

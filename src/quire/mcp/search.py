@@ -244,15 +244,11 @@ SEARCH_VAULT = ToolSpec(
     name="search_vault",
     title="Search the workspace",
     description=(
-        "Search the Markdown files of Quire's workspaces through its index, one result per "
-        "file: path, title, the line of the first match and a snippet with the match between "
-        "U+0002 and U+0003. mode grep (default): the files holding query, ignoring case, in "
-        "index order; mode words: the files holding every word of query in any order, best "
-        "first. tag:NAME in query keeps only notes tagged NAME (front matter tags or #NAME). "
-        "When more match, truncated is true; pass nextCursor back as cursor (same query) for "
-        "the next page. vault naming a folder no server serves greps it on disk, no server "
-        "needed (mode grep-disk). note names unreadable files and an index still building. "
-        "semantic: true needs the semantic extra (note says how to install it)."
+        "Search the workspaces' Markdown through Quire's index: per file its path, title, "
+        "first matching line and a snippet (match between U+0002 and U+0003). mode grep "
+        "(default): files holding query, any case; words: files holding every word, best "
+        "first. tag:NAME filters by tag. truncated: pass nextCursor as cursor for more. vault "
+        "(a folder no server serves) greps the disk. note names unread files."
     ),
     input_schema=s.obj(
         {
