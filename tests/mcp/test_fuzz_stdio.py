@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -74,10 +75,16 @@ def message(hostile: Hostile, request_id: int) -> tuple[bytes, Any]:
     return line, owed
 
 
-def _send(stdin: IO[bytes], payload: bytes) -> None:
+def _send(stdin: IO[bytes], payload: bytes, later: queue.Queue[bytes | None]) -> None:
+    """Write ``payload``, then whatever the reader queues (answers to the server's own
+    requests) until it queues None. One writer: lines never interleave, and the reader never
+    waits on the writer (it would deadlock: the server stops reading stdin while its replies
+    wait to be read)."""
     # stdin is unbuffered (bufsize=0); the test closes it once every answer is in.
     with contextlib.suppress(BrokenPipeError, ValueError):
         stdin.write(payload)
+        while (extra := later.get()) is not None:
+            stdin.write(extra)
 
 
 def test_every_request_with_a_readable_id_is_answered_under_it(tmp_path: Path) -> None:
@@ -111,7 +118,8 @@ def test_every_request_with_a_readable_id_is_answered_under_it(tmp_path: Path) -
     assert process.stdin is not None and process.stdout is not None
     payload = b"\n".join(line.replace(b"\n", b" ") for line in lines) + b"\n"
     # Written from a thread: the replies must be read while the lines go in, or both pipes fill.
-    writing = threading.Thread(target=_send, args=(process.stdin, payload), daemon=True)
+    later: queue.Queue[bytes | None] = queue.Queue()
+    writing = threading.Thread(target=_send, args=(process.stdin, payload, later), daemon=True)
     writing.start()
     answered: dict[Any, dict[str, Any]] = {}
     deadline = time.monotonic() + 60 * SCALE
@@ -121,13 +129,13 @@ def test_every_request_with_a_readable_id_is_answered_under_it(tmp_path: Path) -
             if "method" in reply and "id" in reply:
                 # The server asks the client (its roots): answer as a client would.
                 answer = {"jsonrpc": "2.0", "id": reply["id"], "result": {"roots": []}}
-                writing.join()
-                process.stdin.write(dump(answer) + b"\n")
+                later.put(dump(answer) + b"\n")
                 continue
             answered.setdefault(reply.get("id"), reply)
     except TimeoutError:
         pass
     finally:
+        later.put(None)
         writing.join(timeout=30)
         try:
             _, stderr_bytes = process.communicate(b"", timeout=30)
