@@ -106,11 +106,15 @@ def test_every_request_with_a_readable_id_is_answered_under_it(tmp_path: Path) -
         "QUIRE_TOKEN": "0" * 64,
         "HOME": str(tmp_path),
     }
+    # stderr goes to a file: a pipe nobody reads fills with the warnings about refused lines
+    # (a few hundred bytes each), and a server blocked writing its log stops answering.
+    log = tmp_path / "stderr.log"
+    errors = log.open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "quire.cli.main", "mcp", "--server", "http://127.0.0.1:9"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=errors,
         cwd=tmp_path / "ws",
         env=env,
         bufsize=0,
@@ -138,11 +142,12 @@ def test_every_request_with_a_readable_id_is_answered_under_it(tmp_path: Path) -
         later.put(None)
         writing.join(timeout=30)
         try:
-            _, stderr_bytes = process.communicate(b"", timeout=30)
+            process.communicate(b"", timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
-            _, stderr_bytes = process.communicate()
-    stderr = stderr_bytes.decode("utf-8", "replace")
+            process.communicate()
+        errors.close()
+    stderr = log.read_text(encoding="utf-8", errors="replace")
     missing = {key: owed[key][:300] for key in owed.keys() - answered.keys()}
     report(f"fuzzed {len(lines)} stdio lines (seed {SEED}); {len(owed)} requests owed an answer")
     assert not missing, f"seed {SEED}: no answer for {len(missing)}: {list(missing.items())[:10]}"
