@@ -39,6 +39,10 @@ class FileIdentity:
     mtime_ns: int
 
 
+UNSEEN = FileIdentity(-1, -1, -1, -1)
+"""An identity no look at a file matches: the next look reads the file again."""
+
+
 @dataclass(frozen=True)
 class ChatState:
     """A chat note as last read: its identity, the CRC and length of its bytes, title,
@@ -97,7 +101,7 @@ def read_chat_file(folders: AllowedFolders, path: Path) -> tuple[bytes, FileIden
         after = _identity_or_none(path)
         if before is not None and before == after and after.size == len(data):
             return data, after
-    return data, FileIdentity(-1, -1, -1, -1)
+    return data, UNSEEN
 
 
 def load_state(path: Path, data: bytes, identity: FileIdentity, old: ChatState | None) -> ChatState:

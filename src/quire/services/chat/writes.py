@@ -22,9 +22,9 @@ from quire.fs.folders import AllowedFolders
 from quire.markdown.chat import MessageText, append_message, is_chat
 from quire.services.chat.paths import ChatPath
 from quire.services.chat.tails import (
+    UNSEEN,
     ChatIndex,
     ChatState,
-    FileIdentity,
     extend_state,
     file_identity,
     load_state,
@@ -143,9 +143,8 @@ def _append_to_file(
     try:
         written = file_identity(path)
     except OSError:
-        # Written, but not to be looked at by its path (one over PATH_MAX, say): an identity
-        # no later look matches, so the next read takes the file as it is.
-        written = FileIdentity(-1, -1, -1, -1)
+        # Written, but not to be looked at by its path (one over PATH_MAX, say).
+        written = UNSEEN
     extended = extend_state(old, new, encoded, written) if old.count else None
     return extended or parse_state(path, new, encoded, written)
 
