@@ -297,3 +297,11 @@ def test_the_fast_title_is_the_title_markdown_finds(text: str, front: str) -> No
     source = front + text
     found = note_facts(source, PurePosixPath("/w/n.md"), PurePosixPath("/w")).title
     assert found == document_title(source, "n.md")
+
+
+def test_a_heading_after_a_lone_carriage_return_is_the_title() -> None:
+    from pathlib import PurePosixPath
+
+    from quire.search.extract import note_facts
+
+    assert note_facts("\r# >", PurePosixPath("/w/n.md"), PurePosixPath("/w")).title == ">"

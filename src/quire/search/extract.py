@@ -18,7 +18,8 @@ from quire.fs.sandbox import is_markdown_name
 from quire.markdown.frontmatter import JsonValue, front_matter_span, parse_front_matter
 from quire.markdown.titles import document_title
 
-_HEADING = re.compile(r"^ {0,3}#(?:[ \t]|$)", re.MULTILINE)
+_HEADING = re.compile(r"(?:^|(?<=\r)) {0,3}#(?:[ \t\r\n]|\Z)", re.MULTILINE)
+"""A line that may be an ATX heading; a lone CR ends a line too, as in CommonMark."""
 _FIRST_HEADING = re.compile(r"# +([^\r\n]*?)(?:[ \t]+#+)?[ \t]*(?:\r?\n|\r|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
