@@ -20,7 +20,10 @@ from quire.markdown.titles import document_title
 
 _HEADING = re.compile(r"(?:^|(?<=\r)) {0,3}#(?:[ \t\r\n]|\Z)", re.MULTILINE)
 """A line that may be an ATX heading; a lone CR ends a line too, as in CommonMark."""
-_FIRST_HEADING = re.compile(r"# +([^\r\n]*?)(?:[ \t]+#+)?[ \t]*(?:\r?\n|\r|$)")
+_FIRST_HEADING = re.compile(
+    r"(?:[ \t]*(?:\r\n|\n|\r))*# +([^\r\n]*?)(?:[ \t]+#+)?[ \t]*(?:\r?\n|\r|$)"
+)
+"""A plain ``# Title`` line after nothing but blank lines (where front matter ends, usually)."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _TAG = re.compile(r"(?<![^\s(\[,;])#([\w/-]*[^\W\d_][\w/-]*)")
@@ -76,7 +79,7 @@ def note_facts(text: str, path: PurePosixPath, workspace: PurePosixPath) -> Note
 
 def _title(text: str, path: PurePosixPath, start: int) -> str:
     """``document_title``'s answer, without parsing Markdown when the first line after the
-    front matter is a plain ``# Title`` (it is then the first heading) or no line could be
+    front matter (blank lines aside) is a plain ``# Title`` (it is then the first heading) or no line could be
     a heading at all."""
     if text.startswith("\ufeff"):
         return document_title(text, path.name)
