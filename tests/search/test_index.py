@@ -305,3 +305,62 @@ def test_a_heading_after_a_lone_carriage_return_is_the_title() -> None:
     from quire.search.extract import note_facts
 
     assert note_facts("\r# >", PurePosixPath("/w/n.md"), PurePosixPath("/w")).title == ">"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    files=st.dictionaries(
+        st.tuples(st.sampled_from(["one", "two"]), names),
+        st.tuples(texts, st.booleans()),
+        max_size=8,
+    ),
+    query=st.one_of(st.text(alphabet=ALPHABET, min_size=0, max_size=4), st.just("ss")),
+    only=st.sampled_from([None, "one", "two"]),
+    tagged=st.booleans(),
+    limit=st.integers(1, 3),
+)
+def test_grep_within_a_workspace_and_a_tag_agrees_with_brute_force(
+    files: dict[tuple[str, str], tuple[str, bool]],
+    query: str,
+    only: str | None,
+    tagged: bool,
+    limit: int,
+) -> None:
+    with tempfile.TemporaryDirectory() as raw:
+        root = Path(raw).resolve()
+        folders = {name: root / name for name in ("one", "two")}
+        for folder in folders.values():
+            folder.mkdir()
+        for (workspace, name), (text, has_tag) in files.items():
+            path = folders[workspace] / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text + ("\n#mark\n" if has_tag else ""), encoding="utf-8")
+        index = SearchIndex(root / "index.sqlite3")
+        try:
+            Indexer(index, Workspaces(list(folders.values()))).build()
+            found: list[str] = []
+            after = 0
+            with index.reading() as db:
+                while True:
+                    page, more = queries.grep(
+                        db,
+                        queries.Query(query, ("mark",) if tagged else ()),
+                        after=after,
+                        limit=limit,
+                        workspace=None if only is None else str(folders[only]),
+                        trigram=index.trigram,
+                    )
+                    found += [str(Path(hit.path).relative_to(root)) for hit in page]
+                    if not more:
+                        break
+                    after = page[-1].rowid
+        finally:
+            index.close()
+    expected = {
+        f"{workspace}/{name}"
+        for (workspace, name), (text, has_tag) in files.items()
+        if (only is None or workspace == only)
+        and (not tagged or has_tag)
+        and query.casefold() in (text + ("\n#mark\n" if has_tag else "")).casefold()
+    }
+    assert sorted(found) == sorted(expected)

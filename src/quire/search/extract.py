@@ -79,8 +79,8 @@ def note_facts(text: str, path: PurePosixPath, workspace: PurePosixPath) -> Note
 
 def _title(text: str, path: PurePosixPath, start: int) -> str:
     """``document_title``'s answer, without parsing Markdown when the first line after the
-    front matter (blank lines aside) is a plain ``# Title`` (it is then the first heading) or no line could be
-    a heading at all."""
+    front matter (blank lines aside) is a plain ``# Title`` (it is then the first heading) or
+    no line could be a heading at all."""
     if text.startswith("\ufeff"):
         return document_title(text, path.name)
     first = _FIRST_HEADING.match(text, start)

@@ -135,7 +135,7 @@ class SearchIndex:
     def clear(self) -> None:
         """Empty every table (``quire reindex`` starts from nothing)."""
         with self.writing() as db:
-            for table in ("notes", "bodies", "links", "tags", "unreadable"):
+            for table in ("notes", "bodies", "folded", "links", "tags", "unreadable"):
                 db.execute(f"DELETE FROM {table}")
             db.execute("INSERT INTO words(words) VALUES ('delete-all')")
             if self.trigram:
@@ -257,6 +257,7 @@ class SearchIndex:
         db.execute(
             "INSERT INTO words(rowid, title, text) VALUES (?, ?, ?)", (note_id, facts.title, text)
         )
+        db.execute("INSERT INTO folded(id, text) VALUES (?, ?)", (note_id, note.folded))
         if self.trigram:
             db.execute(
                 "INSERT INTO substrings(rowid, folded) VALUES (?, ?)", (note_id, note.folded)
@@ -280,9 +281,11 @@ class SearchIndex:
             "INSERT INTO words(words, rowid, title, text) VALUES ('delete', ?, ?, ?)",
             (note_id, row[0], row[1]),
         )
-        if self.trigram:
+        folded = db.execute("SELECT text FROM folded WHERE id = ?", (note_id,)).fetchone()
+        if self.trigram and folded is not None:
             db.execute(
                 "INSERT INTO substrings(substrings, rowid, folded) VALUES ('delete', ?, ?)",
-                (note_id, row[1].casefold()),
+                (note_id, folded[0]),
             )
         db.execute("DELETE FROM bodies WHERE id = ?", (note_id,))
+        db.execute("DELETE FROM folded WHERE id = ?", (note_id,))

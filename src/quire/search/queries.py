@@ -2,8 +2,9 @@
 
 Every search is top-k: it stops once it has one hit more than asked for (so it can say more
 match), never ranking or verifying every match. A substring search takes candidates from the
-trigram table (every note holding all of the query's trigrams) and keeps those that really
-hold the query, casefolded; a query shorter than three characters scans the notes in order.
+trigram table (every note holding all of the query's trigrams) and keeps those whose stored
+casefolded text holds the query (checked inside SQLite, so only hits reach Python); a query
+shorter than three characters checks the notes in order.
 """
 
 from __future__ import annotations
@@ -68,23 +69,20 @@ def grep(
     needle = query.text.casefold()
     use_trigrams = trigram and bool(_trigrams(needle))
     hits: list[Found] = []
-    for rowid in _candidates(db, needle, query.tags, after, workspace, use_trigrams):
-        row = db.execute(
-            "SELECT n.path, n.workspace, n.rel_path, n.title, b.text FROM notes n "
-            "JOIN bodies b ON b.id = n.id WHERE n.id = ?",
-            (rowid,),
-        ).fetchone()
-        if row is None or (workspace is not None and row[1] != workspace):
-            continue
-        text: str = row[4]
-        folded = text.casefold()
-        at = folded.find(needle)
-        if at < 0:
-            continue
+    for rowid in _holding(db, needle, query.tags, after, workspace, use_trigrams):
         if len(hits) == limit:
             return hits, True
+        row = db.execute(
+            "SELECT n.path, n.workspace, n.rel_path, n.title, b.text, f.text FROM notes n "
+            "JOIN bodies b ON b.id = n.id JOIN folded f ON f.id = n.id WHERE n.id = ?",
+            (rowid,),
+        ).fetchone()
+        if row is None:
+            continue
+        text: str = row[4]
+        folded: str = row[5]
         if needle:
-            line, snippet = grep_snippet(text, folded, at, needle)
+            line, snippet = grep_snippet(text, folded, folded.find(needle), needle)
             count: int | None = folded.count(needle)
         else:
             line, snippet, count = 1, clean(text[:SNIPPET_CHARS]).strip(), None
@@ -199,7 +197,7 @@ def note_count(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT count(*) FROM notes").fetchone()[0])
 
 
-def _candidates(
+def _holding(
     db: sqlite3.Connection,
     needle: str,
     tags: Sequence[str],
@@ -207,27 +205,39 @@ def _candidates(
     workspace: str | None,
     use_trigrams: bool,
 ) -> Iterator[int]:
+    """The rowids past ``after`` of the notes whose casefolded text holds ``needle``, in
+    order: candidates from the trigram table when it can spell the needle (else every note),
+    each checked by SQLite against its stored casefolded text."""
     if use_trigrams:
-        sql = "SELECT rowid FROM substrings WHERE substrings MATCH ? AND rowid > ?"
+        sql = (
+            "SELECT substrings.rowid FROM substrings CROSS JOIN folded f ON f.id = substrings.rowid"
+        )
+        where = ["substrings MATCH ?", "substrings.rowid > ?"]
         params: list[object] = [_trigram_query(needle), after]
-        column = "rowid"
+        column = "substrings.rowid"
     else:
-        sql = "SELECT id FROM notes WHERE id > ?"
+        sql = "SELECT f.id FROM folded f"
+        where = ["f.id > ?"]
         params = [after]
-        column = "id"
-        if workspace is not None:
-            sql += " AND workspace = ?"
-            params.append(workspace)
+        column = "f.id"
+    after_at = len(params) - 1
+    if needle:
+        where.append("instr(f.text, ?) > 0")
+        params.append(needle)
+    if workspace is not None:
+        sql += f" CROSS JOIN notes n ON n.id = {column}"
+        where.append("n.workspace = ?")
+        params.append(workspace)
     for tag in tags:
-        sql += f" AND {column} IN (SELECT note FROM tags WHERE tag = ?)"
+        where.append(f"{column} IN (SELECT note FROM tags WHERE tag = ?)")
         params.append(tag)
-    sql += f" ORDER BY {column} LIMIT {_BATCH}"
+    sql += f" WHERE {' AND '.join(where)} ORDER BY {column} LIMIT {_BATCH}"
     while True:
         batch = [int(row[0]) for row in db.execute(sql, params)]
         yield from batch
         if len(batch) < _BATCH:
             return
-        params[1 if use_trigrams else 0] = batch[-1]
+        params[after_at] = batch[-1]
 
 
 def _trigram_query(needle: str) -> str:

@@ -3,6 +3,8 @@
 One file per server (``<state>/search.sqlite3``), derived from the workspaces and never the
 truth: deleting it loses nothing. ``notes.id`` is the rowid of a note in both full-text tables
 (the rowid map): rows leave them by that rowid, with the text they were indexed with.
+``folded`` keeps each note's casefolded text, so a substring search checks its candidates in
+SQLite (``instr``) instead of decoding and folding every candidate's text in Python.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -29,6 +31,7 @@ CREATE TABLE IF NOT EXISTS notes(
 );
 CREATE INDEX IF NOT EXISTS notes_hash ON notes(hash);
 CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, title TEXT NOT NULL, text TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS folded(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
     title, text, content='bodies', content_rowid='id',
     tokenize='unicode61 remove_diacritics 2'
