@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from quire.search.extract import link_names
+from quire.markdown.links import link_names
 from quire.search.snippets import MARK_END, MARK_START, SNIPPET_CHARS, clean, grep_snippet
 
 _BATCH = 256
