@@ -26,7 +26,7 @@ async def world(
     workspace = (tmp_path / "workspace").resolve()
     workspace.mkdir()
     async with open_world(database, workspace) as opened:
-        opened.extra["workspace_files"] = _seed(opened)
+        _seed(opened)
         if request.param == "scan":
             opened.extra["files"] = FileService(
                 opened.workspaces, opened.documents, opened.windows, opened.bus, clock=opened.clock
