@@ -137,7 +137,7 @@ ARGUMENTS = {
     "replace_document": (["content", "save", "base"], ["content"]),
     "set_content": (["content", "save", "base"], ["content"]),
     "create_document": (["path", "content", "template"], ["path"]),
-    "move_document": (["path", "to"], ["path", "to"]),
+    "move_document": (["path", "to", "update_links"], ["path", "to"]),
     "delete_document": (["path"], ["path"]),
 }
 

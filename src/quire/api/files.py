@@ -25,10 +25,13 @@ class FolderCreateBody(StrictBody):
 
 
 class MoveBody(StrictBody):
-    """Rename or move ``path`` to ``to`` (both absolute, the new full path)."""
+    """Rename or move ``path`` to ``to`` (both absolute, the new full path). With
+    ``update_links``, the notes linking to it are rewritten after the move (the notes
+    ``/api/files/links`` lists for the same body; that route ignores the flag)."""
 
     path: str
     to: str
+    update_links: bool = False
 
 
 class CopyBody(StrictBody):
@@ -76,6 +79,31 @@ class Moved(Answer):
     to: str
     is_folder: bool
     documents_followed: int
+    links_updated: tuple[str, ...] = ()
+    """The notes whose links were rewritten (absolute paths, after the move); empty unless
+    the request asked for ``update_links``."""
+
+
+class LinkUpdate(Answer):
+    """A note a move would rewrite: its path (now), title, how many of its links change and
+    on which 1-based lines."""
+
+    path: str
+    title: str
+    links: int
+    lines: tuple[int, ...]
+
+
+class LinkUpdates(Answer):
+    """What moving ``path`` to ``to`` would rewrite (nothing is written): every note whose
+    wikilinks or relative Markdown links name it (or, for a folder, anything inside it), the
+    moved note itself when its own relative links must be rebased, and the notes that could
+    not be checked (``unreadable``: not UTF-8, too large, gone meanwhile)."""
+
+    path: str
+    to: str
+    notes: tuple[LinkUpdate, ...]
+    unreadable: tuple[str, ...]
 
 
 class Copied(Answer):

@@ -168,16 +168,31 @@ def new_command(
 @click.command("mv", epilog=EXIT_CODES)
 @click.argument("source", metavar="SRC")
 @click.argument("destination", metavar="DST")
+@click.option(
+    "--update-links",
+    "update_links",
+    is_flag=True,
+    help="Also rewrite the wikilinks and relative Markdown links that point to SRC.",
+)
 @AS_JSON
-def mv_command(source: str, destination: str, as_json: bool) -> None:
+def mv_command(source: str, destination: str, update_links: bool, as_json: bool) -> None:
     """Rename or move SRC (a file or folder) to DST, the new full path (or a folder to put it
-    in). Never replaces a file; open documents follow the move, unsaved edits kept."""
+    in). Never replaces a file; open documents follow the move, unsaved edits kept. With
+    --update-links the notes linking to SRC are rewritten, and listed."""
 
     async def work(files: FileApi, workspaces: list[Path]) -> None:
         src = workspace_path(source, workspaces, argument="SRC")
         dst = _into_folder(workspace_path(destination, workspaces, argument="DST"), src)
-        moved = await files.move(str(src), str(dst))
-        _echo(as_json, moved, f"Moved {moved.path} to {moved.to}.")
+        moved = await files.move(str(src), str(dst), update_links=update_links)
+        lines = [f"Moved {moved.path} to {moved.to}."]
+        if update_links:
+            count = len(moved.links_updated)
+            lines.append(
+                f"Updated the links in {count} note{'' if count == 1 else 's'}"
+                + (":" if count else ".")
+            )
+            lines += [f"  {path}" for path in moved.links_updated]
+        _echo(as_json, moved, "\n".join(lines))
 
     _run(work)
 

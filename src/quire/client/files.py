@@ -15,6 +15,7 @@ from quire.api.files import (
     Appended,
     Copied,
     Deleted,
+    LinkUpdates,
     Moved,
     NoteCreated,
     TrashEmptied,
@@ -51,10 +52,16 @@ class FileApi:
         """Create the folder ``path`` (and its parents)."""
         return await self._call(NoteCreated, "POST", "/api/files/folder", {"path": path})
 
-    async def move(self, path: str, to: str) -> Moved:
-        """Rename or move ``path`` to the new full path ``to`` (never over an existing one)."""
-        body = {"path": path, "to": to}
+    async def move(self, path: str, to: str, *, update_links: bool = False) -> Moved:
+        """Rename or move ``path`` to the new full path ``to`` (never over an existing one);
+        with ``update_links`` the notes linking to it are rewritten too."""
+        body = {"path": path, "to": to, "update_links": update_links}
         return await self._call(Moved, "POST", "/api/files/move", body, slow=True)
+
+    async def links(self, path: str, to: str) -> LinkUpdates:
+        """The notes moving ``path`` to ``to`` would rewrite (nothing is written)."""
+        body = {"path": path, "to": to}
+        return await self._call(LinkUpdates, "POST", "/api/files/links", body, slow=True)
 
     async def copy(self, path: str, to: str) -> Copied:
         """Copy the file or folder ``path`` to the new path ``to``."""

@@ -8,6 +8,17 @@ MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkd", ".mdx")
 """The file endings Quire treats as Markdown documents, compared case-insensitively."""
 
+
+def is_markdown_name(name: str) -> bool:
+    """Whether ``name`` ends in a Markdown extension (any ASCII case) after a non-empty stem."""
+    for extension in MARKDOWN_EXTENSIONS:
+        tail = name[-len(extension) :]
+        # Only ASCII folds: "K" (Kelvin sign) lowercases to "k", yet ".m\u212ad" is no ".mkd".
+        if len(name) > len(extension) and tail.isascii() and tail.lower() == extension:
+            return True
+    return False
+
+
 MIB = 1024 * 1024
 
 

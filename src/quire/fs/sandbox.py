@@ -9,7 +9,7 @@ from __future__ import annotations
 import errno
 import stat
 
-from quire.core.limits import MARKDOWN_EXTENSIONS
+from quire.core.limits import MARKDOWN_EXTENSIONS, is_markdown_name
 from quire.fs.folders import AllowedFolders, resolve_folder
 
 __all__ = [
@@ -32,16 +32,6 @@ _PARTICIPLES = {
     "open": "opened",
 }
 _MISSING = (errno.ENOENT, errno.ENOTDIR)
-
-
-def is_markdown_name(name: str) -> bool:
-    """Whether ``name`` ends in a Markdown extension (any ASCII case) after a non-empty stem."""
-    for extension in MARKDOWN_EXTENSIONS:
-        tail = name[-len(extension) :]
-        # Only ASCII folds: "K" (Kelvin sign) lowercases to "k", yet ".m\u212ad" is no ".mkd".
-        if len(name) > len(extension) and tail.isascii() and tail.lower() == extension:
-            return True
-    return False
 
 
 def is_dotfile_name(name: str) -> bool:

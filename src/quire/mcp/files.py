@@ -51,7 +51,9 @@ async def move_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, An
     to = await env.allowed_path(args["to"], "to", "move to")
     files = await _files(env)
     try:
-        moved = await files.move(str(path), str(to))
+        moved = await files.move(
+            str(path), str(to), update_links=bool(args.get("update_links", False))
+        )
     except NameTaken as error:
         raise NameTaken(str(error) + TAKEN_NEXT) from None
     except FileMissing as error:
@@ -94,12 +96,14 @@ MOVE_DOCUMENT = ToolSpec(
     title="Rename or move a document",
     description=(
         "Rename or move a document or folder (path) to the full path to. Never replaces a "
-        "file; open tabs and unsaved edits follow. Links in other notes are not rewritten."
+        "file; open tabs and unsaved edits follow. update_links rewrites the links to it in "
+        "other notes (listed in linksUpdated)."
     ),
     input_schema=s.obj(
         {
             "path": s.path("The document or folder to move."),
             "to": s.path("Its new full path (not the folder to put it in)."),
+            "update_links": s.boolean("Rewrite the links pointing to it.", default=False),
         },
         ["path", "to"],
     ),

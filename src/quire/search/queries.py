@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from quire.search.extract import link_names
+from quire.markdown.links import link_names
 from quire.search.snippets import MARK_END, MARK_START, SNIPPET_CHARS, clean, grep_snippet
 
 _BATCH = 256
@@ -172,6 +172,48 @@ def backlinks(
         (path, *names, path),
     )
     return [(str(p), str(t), int(line)) for p, t, line in rows]
+
+
+def linking(db: sqlite3.Connection, path: str, rel_path: str | None, *, folder: bool) -> set[str]:
+    """The notes that may link to ``path`` (a note, or with ``folder`` anything inside the
+    folder ``path``), by the links table (``rel_path``: its path in its workspace), and the
+    notes at or inside ``path`` themselves (their own relative links move with them)."""
+    inside = _escape(path) + "/%"
+    if folder:
+        names = _escape(rel_path.lower()) + "/%" if rel_path is not None else "\0"
+        rows = db.execute(
+            "SELECT n.path FROM links l JOIN notes n ON n.id = l.note "
+            "WHERE l.target_path LIKE ? ESCAPE '\\' OR l.target_name LIKE ? ESCAPE '\\'",
+            (inside, names),
+        )
+    else:
+        stem, full = link_names(rel_path) if rel_path is not None else ("\0", "\0")
+        rows = db.execute(
+            "SELECT n.path FROM links l JOIN notes n ON n.id = l.note "
+            "WHERE l.target_path = ? OR l.target_name IN (?, ?)",
+            (path, stem, full),
+        )
+    found = {str(row[0]) for row in rows}
+    own = db.execute(
+        "SELECT path FROM notes WHERE path = ? OR path LIKE ? ESCAPE '\\'", (path, inside)
+    )
+    found.update(str(row[0]) for row in own)
+    return found
+
+
+def holding(db: sqlite3.Connection, needle: str, *, trigram: bool) -> set[str]:
+    """The notes whose text holds ``needle``, ignoring case (every one, not a page)."""
+    folded = needle.casefold()
+    use_trigrams = trigram and bool(_trigrams(folded))
+    found: set[str] = set()
+    for rowid in _candidates(db, folded, (), 0, None, use_trigrams):
+        row = db.execute(
+            "SELECT n.path, b.text FROM notes n JOIN bodies b ON b.id = n.id WHERE n.id = ?",
+            (rowid,),
+        ).fetchone()
+        if row is not None and folded in str(row[1]).casefold():
+            found.add(str(row[0]))
+    return found
 
 
 def note_at(db: sqlite3.Connection, path: str) -> tuple[str, str] | None:

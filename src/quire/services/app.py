@@ -97,7 +97,7 @@ async def open_services(
             SearchService(workspaces, settings.state_dir / INDEX_FILE)
         )
         documents.on_saved(search.refresh)
-        files = FileService(workspaces, documents, windows, bus, clock=clock)
+        files = FileService(workspaces, documents, windows, bus, clock=clock, search=search)
         documents.on_saved(files.saved)
         feed = await stack.enter_async_context(TreeFeed(workspaces, bus, files.recent))
         search.on_watched(feed.watched)

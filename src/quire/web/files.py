@@ -59,12 +59,28 @@ async def create_folder(request: Request) -> Response:
 async def move(request: Request) -> Response:
     """Rename or move `path` to `to` (the new full path; a case-only rename works). Never
     replaces anything (409), never puts a folder inside itself. Open documents follow: their
-    live buffers, unsaved edits and tabs move with the file."""
+    live buffers, unsaved edits and tabs move with the file. With `update_links`, the notes
+    `/api/files/links` lists are rewritten after the move (`linksUpdated`)."""
     body = await read_body(request, MoveBody)
     moved = await _files(request).move(
-        current_user(request), absolute_path(body.path), absolute_path(body.to, "to")
+        current_user(request),
+        absolute_path(body.path),
+        absolute_path(body.to, "to"),
+        update_links=body.update_links,
     )
     return answer(moved)
+
+
+async def links(request: Request) -> Response:
+    """The notes moving `path` to `to` would rewrite with `update_links` (wikilinks and
+    relative Markdown links naming it, or anything inside a folder; the moved note itself when
+    its own relative links must be rebased), each with how many links and on which lines, and
+    the notes that could not be checked. Writes nothing."""
+    body = await read_body(request, MoveBody)
+    updates = await _files(request).link_updates(
+        absolute_path(body.path), absolute_path(body.to, "to")
+    )
+    return answer(updates)
 
 
 async def copy(request: Request) -> Response:
@@ -148,6 +164,7 @@ routes: list[BaseRoute] = [
     Route("/api/files/note", create_note, methods=["POST"]),
     Route("/api/files/folder", create_folder, methods=["POST"]),
     Route("/api/files/move", move, methods=["POST"]),
+    Route("/api/files/links", links, methods=["POST"]),
     Route("/api/files/copy", copy, methods=["POST"]),
     Route("/api/files/delete", delete, methods=["POST"]),
     Route("/api/files/append", append, methods=["POST"]),

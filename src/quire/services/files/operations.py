@@ -19,6 +19,7 @@ from quire.api.files import (
     Appended,
     Copied,
     Deleted,
+    LinkUpdates,
     Moved,
     NoteCreated,
     TrashEmptied,
@@ -34,8 +35,10 @@ from quire.core.views import document_id
 from quire.fs.documents import read_document, write_document
 from quire.fs.names import note_file_name
 from quire.services.events import EventBus
+from quire.services.files.links import LinkUpdater
 from quire.services.files.tree import RecentPaths
 from quire.services.live.documents import LiveDocuments
+from quire.services.search import SearchService
 from quire.services.windows import Windows
 from quire.vault import archive, trash
 from quire.vault import files as ops
@@ -60,6 +63,7 @@ class FileService:
         bus: EventBus,
         *,
         clock: Callable[[], int],
+        search: SearchService | None = None,
     ) -> None:
         self._workspaces = workspaces
         self._folders = workspaces.inside
@@ -70,6 +74,7 @@ class FileService:
         self.recent = RecentPaths()
         """The paths this service changed lately: the tree feed leaves the watcher's reports
         of them out (their events went out already)."""
+        self._links = LinkUpdater(workspaces, documents, search, on_written=self.recent.note_saved)
 
     async def saved(self, path: Path) -> None:
         """A document was saved (by rename, which the watcher reports as a new name): not a
@@ -97,17 +102,28 @@ class FileService:
         self._tree(user, made, "created", is_folder=True)
         return NoteCreated(path=str(made), kind="folder")
 
-    async def move(self, user: str, path: Path, to: Path) -> Moved:
-        """Rename or move ``path`` to ``to``; open documents follow (see the module)."""
+    async def link_updates(self, path: Path, to: Path) -> LinkUpdates:
+        """The notes moving ``path`` to ``to`` would rewrite (see ``LinkUpdater``); writes
+        nothing."""
+        return (await self._links.plan(path, to)).answer()
+
+    async def move(self, user: str, path: Path, to: Path, *, update_links: bool = False) -> Moved:
+        """Rename or move ``path`` to ``to``; open documents follow (see the module). With
+        ``update_links``, the notes ``link_updates`` lists are rewritten after the move."""
+        plan = await self._links.plan(path, to) if update_links else None
         moved = await anyio.to_thread.run_sync(ops.move_entry, self._folders, path, to)
         followed = await self._documents.moved(moved.source, moved.target)
         await self._windows.follow_move(moved.source, moved.target)
         self._tree(user, moved.source, "moved", is_folder=moved.is_folder, to=moved.target)
+        updated: tuple[str, ...] = ()
+        if plan is not None:
+            updated = await self._links.apply(plan.moved_to(moved.source, moved.target), user)
         return Moved(
             path=str(moved.source),
             to=str(moved.target),
             is_folder=moved.is_folder,
             documents_followed=len(followed),
+            links_updated=updated,
         )
 
     async def copy(self, user: str, path: Path, to: Path) -> Copied:

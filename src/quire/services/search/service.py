@@ -169,6 +169,27 @@ class SearchService:
         links = [Backlink(path=p, title=t, line=line) for p, t, line in rows]
         return Backlinks(path=str(path), links=links)
 
+    async def linking(
+        self, path: Path, rel_path: str | None, *, folder: bool, needles: Sequence[str] = ()
+    ) -> tuple[set[str], list[str]] | None:
+        """The notes that may link to ``path`` (see ``queries.linking``), those holding one of
+        ``needles`` besides, and every file the index could not read (it cannot tell); None
+        while the first build runs (the caller reads the workspaces instead)."""
+        if not self.built.is_set() or self._index is None:
+            return None
+        index = self._index
+
+        def run() -> tuple[set[str], list[str]]:
+            with index.reading() as db:
+                found = queries.linking(db, str(path), rel_path, folder=folder)
+                for needle in needles:
+                    found |= queries.holding(db, needle, trigram=index.trigram)
+                count = queries.unreadable(db, None, 0)[1]
+                unread = queries.unreadable(db, None, count)[0]
+            return found, [item for item, _reason in unread]
+
+        return await anyio.to_thread.run_sync(run)
+
     async def titles(
         self, query: str, limit: int = LIMIT[2], *, recent: Sequence[Path] = ()
     ) -> list[SearchHit]:
