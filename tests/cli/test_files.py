@@ -60,6 +60,7 @@ async def test_new_from_stdin_append_move_copy_and_the_trash(tmp_path: Path) -> 
             "to": f"{ws}/Archive/Other.md",
             "is_folder": False,
             "documents_followed": 0,
+            "links_updated": [],
         }
         over = await quire(world, "mv", "Notes/Plan.md", "Archive/Other.md")
         assert over.code == EXIT_TAKEN, over.stderr

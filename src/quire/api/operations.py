@@ -110,6 +110,8 @@ OPERATIONS: tuple[Operation, ...] = (
               answer=files.NoteCreated),
     Operation("POST", "/api/files/folder", "Create a folder", "files", files.FolderCreateBody,
               answer=files.NoteCreated),
+    Operation("POST", "/api/files/links", "The notes whose links a move would rewrite",
+              "files", files.MoveBody, answer=files.LinkUpdates),
     Operation("POST", "/api/files/move", "Rename or move a file or folder", "files",
               files.MoveBody, answer=files.Moved),
     Operation("POST", "/api/files/copy", "Copy a file or folder", "files", files.CopyBody,

@@ -204,15 +204,13 @@ def linking(db: sqlite3.Connection, path: str, rel_path: str | None, *, folder: 
 def holding(db: sqlite3.Connection, needle: str, *, trigram: bool) -> set[str]:
     """The notes whose text holds ``needle``, ignoring case (every one, not a page)."""
     folded = needle.casefold()
-    use_trigrams = trigram and bool(_trigrams(folded))
+    rowids = list(_holding(db, folded, (), 0, None, trigram and bool(_trigrams(folded))))
     found: set[str] = set()
-    for rowid in _candidates(db, folded, (), 0, None, use_trigrams):
-        row = db.execute(
-            "SELECT n.path, b.text FROM notes n JOIN bodies b ON b.id = n.id WHERE n.id = ?",
-            (rowid,),
-        ).fetchone()
-        if row is not None and folded in str(row[1]).casefold():
-            found.add(str(row[0]))
+    for start in range(0, len(rowids), _BATCH):
+        batch = rowids[start : start + _BATCH]
+        marks = ", ".join("?" * len(batch))
+        rows = db.execute(f"SELECT path FROM notes WHERE id IN ({marks})", batch)
+        found.update(str(row[0]) for row in rows)
     return found
 
 
