@@ -62,6 +62,19 @@ _ARGUMENTS = (
     "--mute-audio",
     "--hide-scrollbars",
     "--font-render-hinting=none",
+    # Nothing runs in the background of an export's browser, and nothing throttles its page.
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-component-extensions-with-background-pages",
+    "--disable-hang-monitor",
+    "--disable-ipc-flooding-protection",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,BackForwardCache",
+    "--metrics-recording-only",
+    "--no-service-autorun",
+    "--password-store=basic",
     "about:blank",
 )
 

@@ -3,7 +3,8 @@ them by the output rules.
 
 Owns which engine makes which format (and the fallbacks with their warnings), and that every
 format goes through the same source, request rule and output rules. Holds the one warm
-browser; knows nothing of HTTP, MCP or the CLI.
+browser and its warm pages; knows nothing of HTTP, MCP or the CLI. A document with nothing to
+draw never starts the browser (HTML, DOCX, EPUB).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from quire.core.errors import EngineMissing, PathRefused
 from quire.export import pandoc, printing
 from quire.export.browser import INSTALL_HINT, Browser, find_browser
 from quire.export.page import build_page
+from quire.export.pool import Pages
 from quire.export.resources import Resources
 from quire.export.source import Source, read_source
 from quire.export.targets import check_output, publish
@@ -43,6 +45,7 @@ class Exporter:
         self._configured = browser
         self._idle_seconds = idle_seconds
         self._browser: Browser | None = None
+        self._pages: Pages | None = None
 
     def browser(self) -> Browser | None:
         """The browser exports use (not started until one needs it), or None when none is here."""
@@ -52,6 +55,15 @@ class Exporter:
                 return None
             self._browser = Browser(found, idle_seconds=self._idle_seconds)
         return self._browser
+
+    def pages(self) -> Pages | None:
+        """The warm pages exports draw in, or None when no browser is here."""
+        if self._pages is None:
+            browser = self.browser()
+            if browser is None:
+                return None
+            self._pages = Pages(browser)
+        return self._pages
 
     async def export(
         self,
@@ -67,6 +79,9 @@ class Exporter:
     ) -> ExportResult:
         """Export ``source`` to ``format`` at ``output`` (beside it when None); see the module."""
         folders = AllowedFolders(allowed, how_to_add="Pass the folder to allow, then try again.")
+        pages = self.pages()
+        if format == "pdf" and pages is not None:
+            pages.prepare()  # the browser starts while the document is read and rendered
         document = await anyio.to_thread.run_sync(
             lambda: read_source(source, folders, remote_images=remote_images)
         )
@@ -90,7 +105,7 @@ class Exporter:
             bytes=len(made.data),
             pages=made.pages,
             engine=made.engine,
-            warnings=[*resources.warnings, *made_warnings(made, format)],
+            warnings=[*resources.warnings, *made_warnings(made)],
             diagram_errors=made.diagram_errors,
         )
 
@@ -103,11 +118,11 @@ class Exporter:
         paper: Paper,
         resources: Resources,
     ) -> printing.Made:
-        browser = self.browser()
+        pages = self.pages()
         if format == "pdf":
-            if browser is not None:
+            if pages is not None:
                 return await printing.print_pdf(
-                    browser, document, theme=theme, paper=paper, resources=resources
+                    pages, document, theme=theme, paper=paper, resources=resources
                 )
             return await anyio.to_thread.run_sync(
                 lambda: printing.weasyprint_pdf(
@@ -115,19 +130,22 @@ class Exporter:
                 )
             )
         if format == "html":
-            if browser is not None:
+            drawn = document.has_mermaid or document.has_math
+            if pages is not None and drawn:
                 return await printing.snapshot_html(
-                    browser, document, theme=theme, resources=resources
+                    pages, document, theme=theme, resources=resources
                 )
+            # Nothing to draw (or no browser to draw it): the renderer's HTML is the page.
             html = printing.standalone_html(
                 document, document.html, theme=theme, resources=resources
             )
-            return printing.Made(html.encode("utf-8"), "quire-html", None, [])
-        return await self._pandoc(browser, document, format, theme=theme, resources=resources)
+            warnings = (NO_BROWSER_HTML,) if drawn else ()
+            return printing.Made(html.encode("utf-8"), "quire-html", None, [], warnings)
+        return await self._pandoc(pages, document, format, theme=theme, resources=resources)
 
     async def _pandoc(
         self,
-        browser: Browser | None,
+        pages: Pages | None,
         document: Source,
         format: ExportFormat,
         *,
@@ -140,12 +158,13 @@ class Exporter:
                 f"{format.upper()} exports are made by pandoc. {pandoc.INSTALL_HINT}"
             )
         body, errors = document.html, list[DiagramError]()
-        if browser is not None and document.has_mermaid:
+        if pages is not None and document.has_mermaid:
+            # Only the diagrams need the browser; pandoc makes the math from its TeX.
             body, errors = await printing.drawn_body(
-                browser, document, theme=theme, resources=resources, math_as_tex=True
+                pages, document, theme=theme, resources=resources, math_as_tex=True
             )
         body = printing.inline_images(pandoc.pandoc_html(body), document, resources)
-        page = build_page(body, title=document.title, theme=theme, css="", script=False)
+        page = build_page(body, title=document.title, theme=theme, css="")
         data = await anyio.to_thread.run_sync(
             lambda: pandoc.convert(program, page, format=format, title=document.title)
         )
@@ -184,16 +203,14 @@ class Exporter:
             await self._browser.aclose()
 
 
-def made_warnings(made: printing.Made, format: ExportFormat) -> list[str]:
+def made_warnings(made: printing.Made) -> list[str]:
     """What the engine that ran could not do, as warnings."""
     if made.engine == "weasyprint":
         return [
             "No browser was found, so WeasyPrint printed the PDF: diagrams and math are left as "
             "their source. " + INSTALL_HINT
         ]
-    if made.engine == "quire-html" and format == "html":
-        return [NO_BROWSER_HTML]
-    return []
+    return list(made.warnings)
 
 
 def _weasyprint_status() -> EngineStatus:

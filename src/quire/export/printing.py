@@ -7,6 +7,7 @@ and font inside it. WeasyPrint stands in for the browser when there is none.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from html import escape, unescape
@@ -14,12 +15,13 @@ from html import escape, unescape
 from quire.api.exports import DiagramError, ExportTheme, Paper
 from quire.core.errors import EngineMissing
 from quire.export.assets import themed_css
-from quire.export.browser import INSTALL_HINT, Browser
+from quire.export.browser import INSTALL_HINT
 from quire.export.cdp import Message
-from quire.export.page import build_page, page_url
+from quire.export.page import Shown, build_page
+from quire.export.pool import Pages
 from quire.export.resources import Resources
 from quire.export.source import Source
-from quire.export.tab import Finished, open_tab
+from quire.export.tab import Finished
 
 PAPER_INCHES: dict[Paper, tuple[float, float]] = {
     "a4": (8.27, 11.69),
@@ -48,26 +50,34 @@ class Made:
     engine: str
     pages: int | None
     diagram_errors: list[DiagramError]
+    warnings: tuple[str, ...] = ()
+    """What the engine could not do."""
 
 
-def browser_page(source: Source, theme: ExportTheme) -> str:
-    """The page the browser loads for ``source``: fonts by URL, the finishing script on."""
+def shown(source: Source, theme: ExportTheme, *, body: str | None = None) -> Shown:
+    """``source`` (or ``body`` in its place) as the warm page shows it: fonts by URL."""
     css = themed_css(theme, inline_fonts=False, with_math=source.has_math)
-    return build_page(source.html, title=source.title, theme=theme, css=css, script=True)
+    return Shown(
+        body=source.html if body is None else body,
+        title=source.title,
+        theme=theme,
+        css=css,
+        path=source.path,
+    )
 
 
 async def print_pdf(
-    browser: Browser, source: Source, *, theme: ExportTheme, paper: Paper, resources: Resources
+    pages: Pages, source: Source, *, theme: ExportTheme, paper: Paper, resources: Resources
 ) -> Made:
     """``source`` printed to PDF by the browser."""
-    html = browser_page(source, theme)
-    async with open_tab(browser, page_url(source.path), html, resources) as (tab, finished):
+    async with pages.page() as tab:
+        finished = await tab.show(shown(source, theme), resources)
         data = await tab.print_pdf(_pdf_options(source.title, paper))
     return Made(data, "chromium", count_pages(data), diagram_errors(source, finished))
 
 
 async def drawn_body(
-    browser: Browser,
+    pages: Pages,
     source: Source,
     *,
     theme: ExportTheme,
@@ -75,25 +85,23 @@ async def drawn_body(
     math_as_tex: bool = False,
 ) -> tuple[str, list[DiagramError]]:
     """The article's HTML once the browser has drawn its diagrams (as inline SVG) and typeset
-    its math; with ``math_as_tex`` each formula is its TeX again (for pandoc)."""
-    html = browser_page(source, theme)
-    restore = "true" if math_as_tex else "false"
-    async with open_tab(browser, page_url(source.path), html, resources) as (tab, finished):
+    its math; with ``math_as_tex`` the math is left as its TeX (for pandoc)."""
+    page = dataclasses.replace(shown(source, theme), typeset=not math_as_tex)
+    async with pages.page() as tab:
+        finished = await tab.show(page, resources)
         body = await tab.evaluate(
             "(() => { const a = document.querySelector('article.markdown-body').cloneNode(true);"
             " a.querySelectorAll('[data-queued]').forEach(e => e.removeAttribute('data-queued'));"
-            f" if ({restore}) a.querySelectorAll('.math[data-tex]').forEach(e => {{"
-            " e.textContent = e.dataset.tex; e.removeAttribute('data-typeset'); });"
             " return a.innerHTML; })()"
         )
     return str(body), diagram_errors(source, finished)
 
 
 async def snapshot_html(
-    browser: Browser, source: Source, *, theme: ExportTheme, resources: Resources
+    pages: Pages, source: Source, *, theme: ExportTheme, resources: Resources
 ) -> Made:
     """``source`` as one self-contained HTML file: drawn by the browser, then read back."""
-    body, errors = await drawn_body(browser, source, theme=theme, resources=resources)
+    body, errors = await drawn_body(pages, source, theme=theme, resources=resources)
     data = standalone_html(source, body, theme=theme, resources=resources)
     return Made(data.encode("utf-8"), "chromium", None, errors)
 
@@ -103,7 +111,7 @@ def standalone_html(source: Source, body: str, *, theme: ExportTheme, resources:
     as data URIs, no script."""
     css = themed_css(theme, inline_fonts=True, with_math=source.has_math)
     body = inline_images(body, source, resources)
-    return build_page(body, title=source.title, theme=theme, css=css, script=False)
+    return build_page(body, title=source.title, theme=theme, css=css)
 
 
 def inline_images(html: str, source: Source, resources: Resources) -> str:
@@ -165,7 +173,7 @@ def weasyprint_pdf(
     css = themed_css(theme, inline_fonts=True, with_math=False)
     page_css = f"@page {{ size: {width}in {height}in; margin: {MARGIN_INCHES}in; }}"
     body = inline_images(source.html, source, resources)
-    html = build_page(body, title=source.title, theme=theme, css=css + page_css, script=False)
+    html = build_page(body, title=source.title, theme=theme, css=css + page_css)
 
     def fetch(url: str, *args: object, **kwargs: object) -> object:
         # Every allowed image is a data URI by now; nothing else the page names is fetched.
