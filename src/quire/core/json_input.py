@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from itertools import accumulate
 from typing import Any, Final
 
@@ -49,8 +50,14 @@ def _too_deep(text: str) -> int | None:
     return depth if depth > MAX_JSON_DEPTH else None
 
 
-def loads(text: str, *, what: str) -> Any:
+def loads(
+    text: str,
+    *,
+    what: str,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> Any:
     """``text`` parsed as JSON; ``what`` names it in refusals ("The request body").
+    ``object_pairs_hook`` builds each object from its key/value pairs (to refuse duplicates).
 
     Raises InvalidArgument naming the limit (depth, number size), and json.JSONDecodeError
     for text that is not JSON (callers word that one themselves).
@@ -90,7 +97,13 @@ def loads(text: str, *, what: str) -> Any:
             f"{what} holds {raw}, which is not a JSON number. Send a finite number or null."
         )
 
-    return json.loads(text, parse_int=integer, parse_float=real, parse_constant=constant)
+    return json.loads(
+        text,
+        parse_int=integer,
+        parse_float=real,
+        parse_constant=constant,
+        object_pairs_hook=object_pairs_hook,
+    )
 
 
 def _clip(raw: str) -> str:
