@@ -41,6 +41,7 @@ async def test_create_move_and_delete_a_document(tmp_path: Path) -> None:
             "to": f"{ws}/Notes/Copy.md",
             "isFolder": False,
             "documentsFollowed": 0,
+            "linksUpdated": [],
         }
         over = error_of(
             await client.call_tool(

@@ -135,6 +135,7 @@ async def test_every_operation_answers_with_its_model(
     made = (await post("/api/files/note", {"path": str(workspace / "New note")})).json()
     await post("/api/files/folder", {"path": str(workspace / "Folder")})
     await post("/api/files/append", {"path": made["path"], "content": "Added.\n"})
+    await post("/api/files/links", {"path": made["path"], "to": str(workspace / "Folder/n.md")})
     await post("/api/files/move", {"path": made["path"], "to": str(workspace / "Folder/n.md")})
     await post("/api/files/copy", {"path": str(workspace / "Folder"), "to": str(workspace / "F2")})
     picture = await walk.client.post(

@@ -76,8 +76,8 @@ CREATE_DOCUMENT = ToolSpec(
     name="create_document",
     title="Create a document",
     description=(
-        "Create a Markdown note at path in a workspace (name made safe, .md added) holding "
-        "content, a template's text, or nothing. Never replaces a file. Then open_file shows it."
+        "Create a Markdown note at path (name made safe, .md added) holding content, a "
+        "template's text, or nothing. Never replaces a file."
     ),
     input_schema=s.obj(
         {
@@ -96,8 +96,7 @@ MOVE_DOCUMENT = ToolSpec(
     title="Rename or move a document",
     description=(
         "Rename or move a document or folder (path) to the full path to. Never replaces a "
-        "file; open tabs and unsaved edits follow. update_links rewrites the links to it in "
-        "other notes (listed in linksUpdated)."
+        "file; open tabs follow."
     ),
     input_schema=s.obj(
         {
@@ -116,8 +115,8 @@ DELETE_DOCUMENT = ToolSpec(
     name="delete_document",
     title="Delete a document",
     description=(
-        "Move a document or folder to its workspace's trash for 30 days (restore names the "
-        "command that brings it back); its tabs close. Ask the person first."
+        "Move a document or folder to its workspace's trash for 30 days (restore says how "
+        "to bring it back). Ask the person first."
     ),
     input_schema=s.obj({"path": s.path("The document or folder to delete.")}, ["path"]),
     output_schema=s.answer(Deleted, {"restore": s.STRING}),
