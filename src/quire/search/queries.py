@@ -67,9 +67,8 @@ def grep(
     """The first ``limit`` notes past rowid ``after`` holding ``query.text`` ignoring case
     (casefolded substring), in rowid order, and whether more do."""
     needle = query.text.casefold()
-    use_trigrams = trigram and bool(_trigrams(needle))
     hits: list[Found] = []
-    for rowid in _holding(db, needle, query.tags, after, workspace, use_trigrams):
+    for rowid in _holding(db, needle, query.tags, after, workspace, trigram):
         if len(hits) == limit:
             return hits, True
         row = db.execute(
@@ -186,14 +185,9 @@ def linking(db: sqlite3.Connection, path: str, rel_path: str | None, *, folder: 
             "WHERE l.target_path LIKE ? ESCAPE '\\' OR l.target_name LIKE ? ESCAPE '\\'",
             (inside, names),
         )
+        found = {str(row[0]) for row in rows}
     else:
-        stem, full = link_names(rel_path) if rel_path is not None else ("\0", "\0")
-        rows = db.execute(
-            "SELECT n.path FROM links l JOIN notes n ON n.id = l.note "
-            "WHERE l.target_path = ? OR l.target_name IN (?, ?)",
-            (path, stem, full),
-        )
-    found = {str(row[0]) for row in rows}
+        found = {linking_note for linking_note, _title, _line in backlinks(db, path, rel_path)}
     own = db.execute(
         "SELECT path FROM notes WHERE path = ? OR path LIKE ? ESCAPE '\\'", (path, inside)
     )
@@ -203,8 +197,7 @@ def linking(db: sqlite3.Connection, path: str, rel_path: str | None, *, folder: 
 
 def holding(db: sqlite3.Connection, needle: str, *, trigram: bool) -> set[str]:
     """The notes whose text holds ``needle``, ignoring case (every one, not a page)."""
-    folded = needle.casefold()
-    rowids = list(_holding(db, folded, (), 0, None, trigram and bool(_trigrams(folded))))
+    rowids = list(_holding(db, needle.casefold(), (), 0, None, trigram))
     found: set[str] = set()
     for start in range(0, len(rowids), _BATCH):
         batch = rowids[start : start + _BATCH]
@@ -223,7 +216,8 @@ def note_at(db: sqlite3.Connection, path: str) -> tuple[str, str] | None:
 def unreadable(
     db: sqlite3.Connection, workspace: str | None, limit: int
 ) -> tuple[list[tuple[str, str]], int]:
-    """The first ``limit`` unreadable files (by path) with their reasons, and how many in all."""
+    """The first ``limit`` unreadable files (by path; -1: every one) with their reasons, and
+    how many in all."""
     where, params = ("WHERE workspace = ?", [workspace]) if workspace is not None else ("", [])
     rows = db.execute(
         f"SELECT path, reason FROM unreadable {where} ORDER BY path LIMIT ?", [*params, limit]
@@ -243,12 +237,12 @@ def _holding(
     tags: Sequence[str],
     after: int,
     workspace: str | None,
-    use_trigrams: bool,
+    trigram: bool,
 ) -> Iterator[int]:
     """The rowids past ``after`` of the notes whose casefolded text holds ``needle``, in
-    order: candidates from the trigram table when it can spell the needle (else every note),
-    each checked by SQLite against its stored casefolded text."""
-    if use_trigrams:
+    order: candidates from the trigram table (``trigram``: it exists) when it can spell the
+    needle, else every note, each checked by SQLite against its stored casefolded text."""
+    if trigram and _trigrams(needle):
         sql = (
             "SELECT substrings.rowid FROM substrings CROSS JOIN folded f ON f.id = substrings.rowid"
         )

@@ -24,6 +24,7 @@ from quire.api.files import LinkUpdate, LinkUpdates
 from quire.core.errors import QuireError
 from quire.core.limits import is_markdown_name
 from quire.fs.documents import read_document, write_document
+from quire.fs.resolve import resolve_leniently
 from quire.markdown.relink import Relinked, Relocation, relink
 from quire.markdown.titles import document_title
 from quire.services.live.document import LiveDocument
@@ -43,8 +44,6 @@ class Plan:
     move: Relocation
     notes: tuple[tuple[Path, str, Relinked], ...]
     unreadable: tuple[str, ...]
-    scanned: bool
-    """Whether the workspaces were read (the index was not ready) rather than the index."""
 
     def moved_to(self, old: Path, new: Path) -> Plan:
         """This plan for the move as it happened (its real paths)."""
@@ -85,7 +84,7 @@ class LinkUpdater:
         """What moving ``path`` to ``to`` would rewrite; writes nothing. Refuses what the move
         would refuse for its source (missing, a dotfile, a served folder) and a bad new name."""
         move = await anyio.to_thread.run_sync(self._relocation, path, to)
-        candidates, unreadable, scanned = await self._candidates(move)
+        candidates, unreadable = await self._candidates(move)
         notes: list[tuple[Path, str, Relinked]] = []
         for note in sorted(candidates):
             text = await self._current_text(note)
@@ -98,7 +97,7 @@ class LinkUpdater:
             found = relink(text, PurePosixPath(note), PurePosixPath(root), move)
             if found.links:
                 notes.append((note, document_title(text, note.name), found))
-        return Plan(move, tuple(notes), tuple(sorted(set(unreadable))), scanned)
+        return Plan(move, tuple(notes), tuple(sorted(set(unreadable))))
 
     async def apply(self, plan: Plan, user: str) -> tuple[str, ...]:
         """Rewrite, after the move, every note ``plan`` lists, from its text now; the paths
@@ -133,7 +132,7 @@ class LinkUpdater:
             is_folder,
         )
 
-    async def _candidates(self, move: Relocation) -> tuple[set[Path], list[str], bool]:
+    async def _candidates(self, move: Relocation) -> tuple[set[Path], list[str]]:
         old = Path(move.old)
         rel = None if move.old_root is None else old.relative_to(move.old_root).as_posix()
         needles: list[str] = []
@@ -146,12 +145,12 @@ class LinkUpdater:
             indexed = await self._search.linking(old, rel, folder=move.is_folder, needles=needles)
         if indexed is not None:
             found, unreadable = indexed
-            return {Path(item) for item in found}, list(unreadable), False
+            return {Path(item) for item in found}, list(unreadable)
         listing = await anyio.to_thread.run_sync(self._workspaces.all_files)
         paths = await anyio.to_thread.run_sync(
-            lambda: {item.path.resolve() for item in listing.files}
+            lambda: {resolve_leniently(item.path) for item in listing.files}
         )
-        return paths, [], True
+        return paths, []
 
     async def _current_text(self, note: Path) -> str | None:
         live = self._live(note)

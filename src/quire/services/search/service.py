@@ -184,8 +184,7 @@ class SearchService:
                 found = queries.linking(db, str(path), rel_path, folder=folder)
                 for needle in needles:
                     found |= queries.holding(db, needle, trigram=index.trigram)
-                count = queries.unreadable(db, None, 0)[1]
-                unread = queries.unreadable(db, None, count)[0]
+                unread = queries.unreadable(db, None, -1)[0]
             return found, [item for item, _reason in unread]
 
         return await anyio.to_thread.run_sync(run)
