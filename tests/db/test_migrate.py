@@ -13,7 +13,7 @@ from sqlalchemy import Connection, inspect, text
 
 from quire.core.errors import StorageFailed
 from quire.db.engine import Database, open_database
-from quire.db.migrate import MIGRATIONS_DIR, alembic_config, migrate
+from quire.db.migrate import HEAD_REVISION, MIGRATIONS_DIR, alembic_config, migrate
 from quire.db.models import Base
 
 TABLES = {"users", "windows", "tabs", "recents", "buffers", "buffer_updates", "reviews"}
@@ -118,3 +118,21 @@ async def test_a_database_from_a_newer_quire_is_refused_with_advice(database: Da
         await migrate(database.engine)
     assert "newer Quire" in caught.value.message
     assert "9999_future" in caught.value.message
+
+
+def test_the_head_revision_known_at_start_is_the_newest_script() -> None:
+    assert _head() == HEAD_REVISION
+
+
+@pytest.mark.anyio
+async def test_a_database_at_the_head_is_left_without_alembic_even_when_its_tables_differ(
+    database: Database,
+) -> None:
+    # Proof that the check, not an upgrade, decided: a table dropped behind Alembic's back stays
+    # dropped, since a database at the head revision is trusted as it is.
+    async with database.engine.begin() as connection:
+        await connection.execute(text("DROP TABLE chat_pins"))
+    await migrate(database.engine)
+    async with database.engine.connect() as connection:
+        tables = await connection.run_sync(lambda sync: set(inspect(sync).get_table_names()))
+    assert "chat_pins" not in tables

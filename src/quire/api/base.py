@@ -21,7 +21,7 @@ SCHEMA_REFS = "#/components/schemas/{model}"
 class StrictBody(BaseModel):
     """A request body: no argument it does not name, no type coerced ("5" is not 5)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 class Answer(BaseModel):
@@ -44,6 +44,9 @@ class Answer(BaseModel):
         validate_by_alias=True,
         # A field with a default is still always sent, so its schema says it is there.
         json_schema_serialization_defaults_required=True,
+        # Validators are built when a model is first used: a command needs a few of the
+        # contract's hundreds of models, and building them all would slow every start.
+        defer_build=True,
     )
 
     def dump(self) -> dict[str, Any]:

@@ -32,12 +32,12 @@ from quire.cli.output import reports_errors
 from quire.core.errors import InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.server_info import ServerInfo
-from quire.mcp.http import ENDPOINT_PATH, mcp_endpoint
 from quire.services.agents.machine import MachineFacts
 from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings, load_settings
 from quire.settings.server_file import ServerClaim, claim_state_folder
 from quire.web.app import SubApp, create_app
+from quire.web.deferred import DeferredApp, Runnable
 
 logger = logging.getLogger("quire.serve")
 
@@ -45,6 +45,8 @@ PORT_FALLBACKS = 20
 """How many ports after the default one are tried when it is busy."""
 GRACEFUL_SHUTDOWN_S = 5
 """How long a shutdown waits for requests in flight (a long review wait, say)."""
+MCP_PATH = "/mcp"
+"""Where MCP over Streamable HTTP is served (``quire.mcp.http``'s endpoint)."""
 _LOG_HANDLER_NAME = "quire-stderr"
 _SECRET = re.compile(r"(token=)[^&\s\"']+", re.IGNORECASE)
 
@@ -182,24 +184,29 @@ def server_app(services: AppServices) -> Starlette:
     """The whole server over ``services``: the web app with ``/mcp`` mounted on it.
 
     ``/mcp`` runs the MCP tools against this same app in process, as the server's own client
-    (its url and token), on the server's workspaces and the services' home folder.
+    (its url and token), on the server's workspaces and the services' home folder. It is built
+    on its first request: the MCP SDK and the tools are half of what a start would import.
     """
     settings = services.settings
     holder: list[Starlette] = []
-    mcp = mcp_endpoint(
-        app=lambda: holder[0],
-        url=f"http://{settings.host}:{settings.port}",
-        token=services.token,
-        workspaces=services.workspaces.folders,
-        state=settings.state_dir,
-        home=services.machine.home,
-        clock=services.clock,
-        chat_enabled=settings.chat_enabled,
-        exporter=services.export,
-    )
-    endpoint = SubApp(
-        ENDPOINT_PATH, mcp.app, mcp.running, methods=("GET", "POST", "DELETE"), name="mcp"
-    )
+
+    def build() -> Runnable:
+        from quire.mcp.http import mcp_endpoint
+
+        return mcp_endpoint(
+            app=lambda: holder[0],
+            url=f"http://{settings.host}:{settings.port}",
+            token=services.token,
+            workspaces=services.workspaces.folders,
+            state=settings.state_dir,
+            home=services.machine.home,
+            clock=services.clock,
+            chat_enabled=settings.chat_enabled,
+            exporter=services.export,
+        )
+
+    mcp = DeferredApp(build, name="The /mcp endpoint")
+    endpoint = SubApp(MCP_PATH, mcp, mcp.running, methods=("GET", "POST", "DELETE"), name="mcp")
     app = create_app(services, sub_apps=(endpoint,))
     holder.append(app)
     return app

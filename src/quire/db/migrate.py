@@ -7,22 +7,29 @@ is read. The schema itself is defined by models.py and the revision scripts.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.util.exc import CommandError
 from sqlalchemy import Connection, text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from quire.core.errors import StorageFailed
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+HEAD_REVISION = "0002"
+"""The newest revision script's id: a database already there needs no Alembic at start (a test
+checks it against the scripts, so a new migration updates it)."""
 # Any fixed number: servers migrating one PostgreSQL database at once take turns on it.
 _ADVISORY_LOCK_KEY = 0x5175697265
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
     """An Alembic config for Quire's migrations, handing over ``connection`` when given."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
@@ -36,6 +43,8 @@ async def migrate(engine: AsyncEngine) -> None:
     version of Quire does not know (a newer Quire migrated it).
     """
     async with engine.connect() as connection:
+        if await _revision(connection) == HEAD_REVISION:
+            return
         if connection.dialect.name == "sqlite":
             # Take the write lock first, so the whole upgrade is one transaction.
             await connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -47,7 +56,20 @@ async def migrate(engine: AsyncEngine) -> None:
         await connection.commit()
 
 
+async def _revision(connection: AsyncConnection) -> str | None:
+    """The database's revision, None when it has none (new, or not Quire's yet)."""
+    try:
+        found = (await connection.execute(text("SELECT version_num FROM alembic_version"))).all()
+    except DBAPIError:
+        found = []
+    await connection.rollback()
+    return str(found[0][0]) if len(found) == 1 else None
+
+
 def _upgrade(connection: Connection) -> None:
+    from alembic import command
+    from alembic.util.exc import CommandError
+
     try:
         command.upgrade(alembic_config(connection), "head")
     except CommandError as err:

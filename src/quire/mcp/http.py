@@ -30,8 +30,6 @@ from quire.mcp.roots import FolderGate
 from quire.mcp.server import build_server
 from quire.memory.sessions import SessionStore
 
-ENDPOINT_PATH = "/mcp"
-
 
 @dataclass(frozen=True)
 class McpEndpoint:
