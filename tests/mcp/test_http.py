@@ -92,3 +92,46 @@ async def test_mcp_is_behind_the_host_and_origin_check(
         async with httpx.AsyncClient() as http:
             response = await http.post(base + "/mcp", headers=sent, content=b"{}")
     assert response.status_code == 403
+
+
+MALFORMED = [
+    (b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}', None, -32600, '"id" must be'),
+    (b'{"jsonrpc":"2.0","id":true,"method":"tools/list"}', None, -32600, "got a boolean"),
+    (b'{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[]}', 7, -32602, "an array"),
+    (b'{"jsonrpc":"1.0","id":"q","method":"tools/list"}', "q", -32600, '"jsonrpc" must be'),
+    (b"[1]", None, -32600, "not an object"),
+    (b"nope", None, -32700, "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize(("body", "request_id", "code", "says"), MALFORMED)
+async def test_malformed_json_rpc_over_http_gets_the_error_the_specification_names(
+    tmp_path: Path, body: bytes, request_id: object, code: int, says: str
+) -> None:
+    async with served(tmp_path) as base:
+        headers = {
+            "Authorization": f"Bearer {TOKEN}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        async with httpx.AsyncClient(headers=headers) as http:
+            initialize = await http.post(
+                base + "/mcp",
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"},
+                    },
+                },
+            )
+            session = {"mcp-session-id": initialize.headers["mcp-session-id"]}
+            response = await http.post(base + "/mcp", headers=session, content=body)
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["id"] == request_id
+    assert answer["error"]["code"] == code
+    assert says in answer["error"]["message"]

@@ -16,16 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import mcp_types as types
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from quire.client.connection import ServerLink
 from quire.core.server_info import ServerInfo
 from quire.core.state import sessions_folder
 from quire.mcp.context import Services
 from quire.mcp.export_files import Exporter
+from quire.mcp.incoming import read_line
 from quire.mcp.roots import FolderGate
 from quire.mcp.server import build_server
 from quire.memory.sessions import SessionStore
@@ -67,6 +69,44 @@ class _BearerOnly:
                 await response(scope, receive, send)
                 return
         await self._app(scope, receive, send)
+
+
+class _WellFormed:
+    """Answers a POST whose body is not a valid JSON-RPC message with the error JSON-RPC names
+    (as ``quire mcp`` does on stdio), before the SDK sees it: the SDK takes a request with
+    ``"id": null`` for a notification and answers nothing."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self._app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away before its body was in
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        refused = read_line(body)
+        if isinstance(refused, types.JSONRPCError):
+            answer = refused.model_dump(mode="json", by_alias=True, exclude_unset=True)
+            await JSONResponse(answer, status_code=400)(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self._app(scope, replay, send)
 
 
 def mcp_endpoint(
@@ -123,4 +163,4 @@ def mcp_endpoint(
             finally:
                 await link.aclose()
 
-    return McpEndpoint(app=_BearerOnly(serve, token), running=running)
+    return McpEndpoint(app=_BearerOnly(_WellFormed(serve), token), running=running)
