@@ -1,5 +1,7 @@
 """Allowed folders: the server's workspaces, --allow, and the client's roots with their cache."""
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -7,7 +9,7 @@ import anyio
 import mcp_types as types
 import pytest
 
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from quire.mcp.roots import RootsCache, file_uri_path, root_folders
 from tests.mcp.harness import data_of, error_of, make_harness
 
@@ -189,3 +191,74 @@ async def test_a_client_that_does_not_answer_in_time_gives_no_roots() -> None:
 def test_a_root_uri_names_a_local_folder_or_nothing(uri: str, path: Path | None) -> None:
     assert file_uri_path(uri) == path
     assert root_folders([uri]) == ([] if path is None else [path])
+
+
+STATELESS = "2026-07-28"
+
+
+async def test_a_stateless_era_client_is_asked_for_its_roots_with_input_required(
+    tmp_path: Path,
+) -> None:
+    h = make_harness(tmp_path)
+    path = outside_file(tmp_path)
+    roots = FakeRoots([path.parent])
+    async with Client(h.server, mode=STATELESS, list_roots_callback=roots) as client:
+        first = data_of(await client.call_tool("export_text", {"path": str(path)}))
+        data_of(await client.call_tool("export_text", {"path": str(path)}))
+    assert first["text"] == "from a root"
+    # One request per call: nothing the client said before is kept, so each call asks.
+    assert roots.asked == 2
+
+
+async def test_a_stateless_era_client_whose_roots_do_not_hold_the_path_is_refused(
+    tmp_path: Path,
+) -> None:
+    h = make_harness(tmp_path)
+    path = outside_file(tmp_path)
+    roots = FakeRoots([tmp_path / "elsewhere"])
+    (tmp_path / "elsewhere").mkdir()
+    async with Client(h.server, mode=STATELESS, list_roots_callback=roots) as client:
+        message = error_of(await client.call_tool("export_text", {"path": str(path)}))
+    assert "not inside an allowed folder" in message
+    assert roots.asked == 1
+
+
+async def test_a_stateless_era_client_without_roots_is_never_asked(tmp_path: Path) -> None:
+    h = make_harness(tmp_path)
+    path = outside_file(tmp_path)
+    async with Client(h.server, mode=STATELESS) as client:
+        message = error_of(await client.call_tool("export_text", {"path": str(path)}))
+    assert "not inside an allowed folder" in message
+
+
+async def test_no_roots_ignores_a_stateless_era_client_s_roots(tmp_path: Path) -> None:
+    h = make_harness(tmp_path, use_roots=False)
+    path = outside_file(tmp_path)
+    roots = FakeRoots([path.parent])
+    async with Client(h.server, mode=STATELESS, list_roots_callback=roots) as client:
+        message = error_of(await client.call_tool("export_text", {"path": str(path)}))
+    assert "not inside an allowed folder" in message
+    assert roots.asked == 0
+
+
+@pytest.mark.parametrize("era", ["legacy", STATELESS])
+async def test_quire_mcp_over_stdio_takes_the_roots_of_a_client_of_either_era(
+    tmp_path: Path, era: str
+) -> None:
+    path = outside_file(tmp_path)
+    roots = FakeRoots([path.parent])
+    workspace = tmp_path / "cwd"
+    workspace.mkdir()
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "quire.cli.main", "mcp"],
+        env={**os.environ, "QUIRE_HOME": str(tmp_path / "state")},
+        cwd=workspace,
+    )
+    async with Client(
+        params, mode=era, read_timeout_seconds=60, list_roots_callback=roots
+    ) as client:
+        first = data_of(await client.call_tool("export_text", {"path": str(path)}))
+        second = data_of(await client.call_tool("export_text", {"path": str(path)}))
+    assert first["text"] == second["text"] == "from a root"
+    assert roots.asked >= 1

@@ -22,7 +22,7 @@ from quire.core.errors import QuireError
 from quire.core.paths import expand_path
 from quire.fs.documents import find_file, read_document
 from quire.fs.folders import AllowedFolders
-from quire.mcp.roots import AskRoots, FolderGate
+from quire.mcp.roots import AskRoots, FolderGate, RootsNeeded
 
 if TYPE_CHECKING:
     from quire.mcp.export_files import Exporter
@@ -83,6 +83,11 @@ class ToolEnv:
     session: ServerSession | None = None
     client: str = "stdio"
     """Which client connection the call came on (see ``server.client_key``)."""
+    stateless: bool = False
+    """Whether the call came in the 2026-07-28 per-request envelope, where the server cannot
+    send the client a request of its own: roots are asked for with ``input_required``."""
+    answered_roots: tuple[str, ...] | None = None
+    """The root URIs the client sent with this call, answering that ``input_required``."""
 
     @cached_property
     def link(self) -> ServerLink:
@@ -160,8 +165,16 @@ class ToolEnv:
         if capabilities is None or capabilities.roots is None:
             return None, False
 
+        if self.stateless:
+            return self._roots_of_this_call, False
+
         async def ask() -> list[str]:
             result = await session.send_request(types.ListRootsRequest(), types.ListRootsResult)
             return [str(root.uri) for root in result.roots]
 
         return ask, bool(capabilities.roots.list_changed)
+
+    async def _roots_of_this_call(self) -> list[str]:
+        if self.answered_roots is None:
+            raise RootsNeeded
+        return list(self.answered_roots)

@@ -38,6 +38,12 @@ AskRoots = Callable[[], Awaitable[list[str]]]
 """Sends roots/list to the client and returns the root URIs it answered."""
 
 
+class RootsNeeded(Exception):
+    """The call needs the client's roots, and its protocol era (2026-07-28, one request per
+    call) lets the server ask only by answering ``input_required``: the client sends the call
+    again with its roots, and the tool runs from the start."""
+
+
 class RootsCache:
     """What one client said its roots are, with the caching rules above."""
 
@@ -77,6 +83,8 @@ class RootsCache:
         try:
             with anyio.fail_after(self._timeout):
                 uris = await ask()
+        except RootsNeeded:
+            raise
         except Exception as exc:  # any failure means no roots, never every folder
             logger.warning("the MCP client's roots/list failed, so no roots are used: %s", exc)
             self._failed_until = now + self._failure_memory

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Mapping
+from typing import Any, TypeVar
 
 import mcp_types as types
 import pydantic_core
 from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import is_version_at_least
 
 from quire import __version__
 from quire.core.errors import EditRefused, QuireError
@@ -24,8 +25,10 @@ from quire.mcp.catalog import BY_NAME, CHAT_OFF, NO_SERVER_TOOLS, listed_tools, 
 from quire.mcp.context import Services, ToolEnv, ToolOutput, ToolSpec
 from quire.mcp.prompts import get_prompt, listed_prompts
 from quire.mcp.resources import TEMPLATE, list_resources, read_resource
+from quire.mcp.roots import RootsNeeded
 
 logger = logging.getLogger(__name__)
+R = TypeVar("R")
 
 INSTRUCTIONS = (
     "Quire shows Markdown documents to a person in a browser window and lets you work on them "
@@ -101,6 +104,8 @@ async def run_tool(tool: ToolSpec, env: ToolEnv, arguments: object) -> types.Cal
         return success_result(await tool.handler(env, checked))
     except QuireError as error:
         return error_result(error)
+    except RootsNeeded:
+        raise
     except Exception as error:  # a bug must still reach the model as words, not a hang
         logger.exception("tool %s failed", tool.name)
         return error_result(
@@ -122,6 +127,39 @@ def client_key(ctx: ServerRequestContext[Any]) -> str:
     return str(headers.get("mcp-session-id", ""))
 
 
+STATELESS_ERA = "2026-07-28"
+"""The first protocol revision with one request per call: a server asks the client for input
+(roots) only by answering ``input_required``."""
+ROOTS_KEY = "roots"
+"""The key of the roots/list request in an ``input_required`` answer, and of its response."""
+
+
+def tool_env(
+    services: Services,
+    ctx: ServerRequestContext[Any],
+    params: types.InputResponseRequestParams | None = None,
+) -> ToolEnv:
+    """One request's view of the services: its session, connection and protocol era, and the
+    roots it carries when it answers an ``input_required``."""
+    stateless = is_version_at_least(ctx.protocol_version, STATELESS_ERA)
+    answered = None
+    responses = None if params is None else params.input_responses
+    if stateless and responses is not None:
+        given = responses.get(ROOTS_KEY)
+        if isinstance(given, types.ListRootsResult):
+            answered = tuple(str(root.uri) for root in given.roots)
+    return ToolEnv(services, ctx.session, client_key(ctx), stateless, answered)
+
+
+async def or_roots_required(call: Awaitable[R]) -> R | types.InputRequiredResult:
+    """What ``call`` answers, or, when it needs a 2026-07-28 client's roots, the answer that
+    asks for them and for the call again."""
+    try:
+        return await call
+    except RootsNeeded:
+        return types.InputRequiredResult(input_requests={ROOTS_KEY: types.ListRootsRequest()})
+
+
 def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
     """Quire's MCP server over ``services``; one instance may serve many connections."""
 
@@ -132,18 +170,18 @@ def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         tool = offered(params.name, services.chat_enabled)
         if tool is None:
             raise unknown_tool(params.name, services.chat_enabled)
-        return await run_tool(
-            tool, ToolEnv(services, ctx.session, client_key(ctx)), params.arguments
+        return await or_roots_required(
+            run_tool(tool, tool_env(services, ctx, params), params.arguments)
         )
 
     async def on_list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        return await list_resources(ToolEnv(services, ctx.session, client_key(ctx)))
+        return await list_resources(tool_env(services, ctx))
 
     async def on_list_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -152,8 +190,8 @@ def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
 
     async def on_read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        return await read_resource(ToolEnv(services, ctx.session, client_key(ctx)), params.uri)
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
+        return await or_roots_required(read_resource(tool_env(services, ctx, params), params.uri))
 
     async def on_list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -162,9 +200,9 @@ def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
 
     async def on_get_prompt(
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
-        return await get_prompt(
-            ToolEnv(services, ctx.session, client_key(ctx)), params.name, params.arguments
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        return await or_roots_required(
+            get_prompt(tool_env(services, ctx, params), params.name, params.arguments)
         )
 
     async def on_roots_changed(
