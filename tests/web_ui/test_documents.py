@@ -394,3 +394,46 @@ def test_a_rewrite_by_the_agent_keeps_what_the_person_typed_meanwhile(
 
 
 CLOSING = re.compile("closing words", re.IGNORECASE)
+
+
+FRONT_MATTER_NOTE = (
+    "---\ntitle: Launch plan\ntags: [launch, q3]\nstatus: draft\n---\n\n# Launch\n\n"
+    "The plan itself.\n"
+)
+
+
+def _largest_font_px(page: Page, text: str) -> float:
+    """The largest font size (px) inside the editor line holding ``text``."""
+    line = page.locator(".cm-line", has_text=text).first
+    size: float = line.evaluate(
+        "line => Math.max(...[line, ...line.querySelectorAll('*')].map("
+        "e => parseFloat(getComputedStyle(e).fontSize)))"
+    )
+    return size
+
+
+def test_front_matter_reads_as_yaml_in_edit_view_and_folds(page: Page, server: Server) -> None:
+    note = server.workspace / "launch.md"
+    note.write_text(FRONT_MATTER_NOTE, encoding="utf-8")
+    page.goto(f"{server.url}/open?path={quote(str(note))}&mode=edit")
+    expect(page.locator(".cm-content")).to_contain_text("status: draft")
+    body = _largest_font_px(page, "The plan itself.")
+    # Read as Markdown, the closing `---` would make `status: draft` a setext heading.
+    assert _largest_font_px(page, "status: draft") == body
+    assert _largest_font_px(page, "Launch plan") == body
+    assert _largest_font_px(page, "# Launch") > body
+    key_color = page.locator(".cm-line", has_text="status: draft").locator("span").first.evaluate(
+        "span => [span.textContent, getComputedStyle(span).color]"
+    )
+    line_color = page.locator(".cm-line", has_text="The plan itself.").evaluate(
+        "line => getComputedStyle(line).color"
+    )
+    assert key_color[0] == "status" and key_color[1] != line_color
+    screenshot(page, "edit-front-matter")
+    page.locator(".cm-line", has_text="---").first.click()
+    page.keyboard.press("Control+Shift+BracketLeft")
+    expect(page.locator(".cm-foldPlaceholder")).to_be_visible()
+    expect(page.locator(".cm-content")).not_to_contain_text("status: draft")
+    screenshot(page, "edit-front-matter-folded")
+    page.keyboard.press("Control+Shift+BracketRight")
+    expect(page.locator(".cm-content")).to_contain_text("status: draft")

@@ -4,7 +4,19 @@
 
 import { defaultKeymap, indentWithTab } from "@codemirror/commands";
 import { markdownKeymap, markdownLanguage } from "@codemirror/lang-markdown";
-import { bracketMatching, HighlightStyle, indentOnInput, LanguageSupport, syntaxHighlighting } from "@codemirror/language";
+import { yamlFrontmatter } from "@codemirror/lang-yaml";
+import {
+  bracketMatching,
+  codeFolding,
+  foldGutter,
+  foldKeymap,
+  foldService,
+  HighlightStyle,
+  indentOnInput,
+  LanguageSupport,
+  syntaxHighlighting,
+  syntaxTree,
+} from "@codemirror/language";
 import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
 import { EditorState, type Extension } from "@codemirror/state";
 import {
@@ -41,6 +53,8 @@ const common = [
   { tag: [t.string, t.special(t.string)], color: "var(--syn-string)" },
   { tag: [t.comment], color: "var(--syn-comment)", fontStyle: "italic" },
   { tag: [t.number], color: "var(--syn-number)" },
+  // Front matter is YAML: its keys read as names, not as Markdown.
+  { tag: [t.propertyName, t.definition(t.propertyName)], color: "var(--syn-keyword)" },
 ];
 
 const proseStyle = HighlightStyle.define([
@@ -87,6 +101,20 @@ const sourceTheme = EditorView.theme({
   ".cm-lineNumbers .cm-gutterElement": { padding: "0 12px 0 8px", minWidth: "40px" },
 });
 
+// The document's front matter (between its leading `---` lines) is parsed as YAML, the rest as
+// Markdown: without this the closing `---` turns the last property into a setext heading.
+const markdownWithFrontMatter = yamlFrontmatter({ content: new LanguageSupport(markdownLanguage) });
+
+// The front matter folds to its first line (fold gutter, or Ctrl-Shift-[ on that line).
+const frontMatterFolding = foldService.of((state, lineStart, lineEnd) => {
+  if (lineStart !== 0) return null;
+  const front = syntaxTree(state).topNode.getChild("Frontmatter");
+  const dashes = front?.getChildren("DashLine") ?? [];
+  if (dashes.length !== 2) return null; // not closed yet: nothing to fold
+  const closing = state.doc.lineAt(dashes[1].from);
+  return closing.from - 1 > lineEnd ? { from: lineEnd, to: closing.from - 1 } : null;
+});
+
 export function editorExtensions(live: LiveDocument, mode: "edit" | "source", extra: Extension[]): Extension[] {
   const undoManager = new Y.UndoManager(live.text);
   return [
@@ -104,9 +132,12 @@ export function editorExtensions(live: LiveDocument, mode: "edit" | "source", ex
     search({ top: true }),
     EditorView.lineWrapping,
     // The Markdown language alone: markdown() would also bundle HTML, CSS and JavaScript.
-    new LanguageSupport(markdownLanguage),
+    markdownWithFrontMatter,
+    frontMatterFolding,
+    codeFolding(),
+    foldGutter(),
     syntaxHighlighting(mode === "source" ? sourceStyle : proseStyle),
-    keymap.of([...markdownKeymap, ...yUndoManagerKeymap, ...searchKeymap, indentWithTab, ...defaultKeymap]),
+    keymap.of([...markdownKeymap, ...yUndoManagerKeymap, ...searchKeymap, ...foldKeymap, indentWithTab, ...defaultKeymap]),
     baseTheme,
     mode === "source" ? sourceTheme : proseTheme,
     yCollab(live.text, live.awareness, { undoManager }),
