@@ -9,7 +9,7 @@ import pytest
 
 from quire.core.errors import InvalidArgument
 from quire.fs import walk as walker
-from quire.vault.workspaces import FilePage, Workspaces
+from quire.vault.workspaces import CONTINUE_S, FilePage, Workspaces
 from tests.support.unprivileged import shared_folder, unprivileged
 
 
@@ -101,6 +101,46 @@ def test_a_cursor_survives_files_added_and_removed_before_it(tree: Path) -> None
     write(tree / "0-new.md")
     second = workspaces.list_files(first.next_cursor, 2)
     assert rel_paths(second) == ["c.MD", "link.md"]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_pages_after_a_first_page_are_read_from_its_walk_for_a_while(tree: Path) -> None:
+    clock = Clock()
+    workspaces = Workspaces([tree], clock=clock)
+    first = workspaces.list_files(None, 2)
+    assert first.next_cursor is not None
+    write(tree / "zz-late.md")
+    clock.now += CONTINUE_S - 0.1
+    second = workspaces.list_files(first.next_cursor, 1000)
+    # The same walk answered: the note written after the first page is not in it yet, and the
+    # total agrees with the first page's.
+    assert "zz-late.md" not in rel_paths(second)
+    assert second.total == first.total
+    assert rel_paths(first) + rel_paths(second) == rel_paths(workspaces.list_files(None, 1000))[:-1]
+
+
+def test_a_cursor_from_an_old_or_another_walk_walks_again(tree: Path) -> None:
+    clock = Clock()
+    workspaces = Workspaces([tree], clock=clock)
+    first = workspaces.list_files(None, 2)
+    assert first.next_cursor is not None
+    write(tree / "zz-late.md")
+    clock.now += CONTINUE_S
+    late = workspaces.list_files(first.next_cursor, 1000)
+    assert "zz-late.md" in rel_paths(late)
+    assert late.total == first.total + 1
+    # A cursor that walk never gave out (made by another server, say) is not read from it.
+    other = Workspaces([tree], clock=clock).list_files(None, 3)
+    write(tree / "zzz-later.md")
+    assert other.next_cursor is not None
+    assert "zzz-later.md" in rel_paths(workspaces.list_files(other.next_cursor, 1000))
 
 
 def test_several_workspaces_are_listed_in_the_order_given(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +23,10 @@ from quire.fs.walk import Unreadable, walk_tree
 
 PAGE_LIMIT = (1, 1000, 100)
 """How many files one page may hold: least, most and default."""
+
+CONTINUE_S = 5.0
+"""How long the walk behind a first page answers the pages that follow it (seconds): a client
+reading every page of a large workspace walks it once, not once per page."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,16 @@ class FilePage:
     total: int
     truncated: bool = False
     note: str | None = None
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """The ordered files of one walk, when it was taken, and the cursors it gave out."""
+
+    ordered: list[WorkspaceFile]
+    walk: _Walk
+    taken_at: float
+    cursors: set[str]
 
 
 @dataclass
@@ -77,7 +93,16 @@ class Workspaces:
     saving a document).
     """
 
-    def __init__(self, folders: Iterable[Path], *, allowed: Iterable[Path] = ()) -> None:
+    def __init__(
+        self,
+        folders: Iterable[Path],
+        *,
+        allowed: Iterable[Path] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._clock = clock
+        self._snapshot: _Snapshot | None = None
+        self._snapshot_lock = threading.Lock()
         resolved: list[Path] = []
         for folder in folders:
             checked = resolve_folder(folder)
@@ -105,7 +130,10 @@ class Workspaces:
         folders are not entered; a file symlink is listed when it resolves to a Markdown
         document inside its workspace). Files are ordered by
         workspace, then by relative path, so a cursor (from ``next_cursor``) picks up after the
-        last file of its page even when files were added or removed meanwhile. A walk that has
+        last file of its page even when files were added or removed meanwhile. A first page
+        walks the folders; a page asked for with a cursor that walk gave out, within
+        ``CONTINUE_S``, is read from the same walk (so ``total`` agrees across the pages of one
+        reading, and a reading of N pages walks once). A walk that has
         to stop (past ``MAX_ENTRIES`` entries, or folders deeper than ``MAX_DEPTH``) says so
         with ``truncated`` and a ``note``; names that are not UTF-8 and folders that cannot be
         read are counted there too.
@@ -118,7 +146,13 @@ class Workspaces:
                 argument="limit",
             )
         after = None if cursor is None else self._decode_cursor(cursor)
-        ordered, walk = self._walk()
+        snapshot = None if cursor is None else self._continued(cursor)
+        if snapshot is None:
+            ordered, walk = self._walk()
+            snapshot = _Snapshot(ordered, walk, self._clock(), set())
+            with self._snapshot_lock:
+                self._snapshot = snapshot
+        ordered, walk = snapshot.ordered, snapshot.walk
         order = {folder: index for index, folder in enumerate(self._folders)}
         start = 0
         if after is not None:
@@ -133,8 +167,19 @@ class Workspaces:
         page = ordered[start : start + limit]
         more = start + limit < len(ordered)
         next_cursor = _encode_cursor(page[-1]) if more and page else None
+        if next_cursor is not None:
+            with self._snapshot_lock:
+                snapshot.cursors.add(next_cursor)
         truncated = walk.budget_cut or walk.depth_cut
         return FilePage(page, next_cursor, len(ordered), truncated=truncated, note=_note(walk))
+
+    def _continued(self, cursor: str) -> _Snapshot | None:
+        """The last walk, when it gave out ``cursor`` less than CONTINUE_S ago."""
+        with self._snapshot_lock:
+            snapshot = self._snapshot
+            if snapshot is None or cursor not in snapshot.cursors:
+                return None
+        return snapshot if self._clock() - snapshot.taken_at < CONTINUE_S else None
 
     def all_files(self) -> FilePage:
         """Every document ``list_files`` would list, in the same order, from one walk.
