@@ -115,6 +115,7 @@ def walk_tree(
     with contextlib.suppress(OSError):
         info = real_root.stat()
         seen.add((info.st_dev, info.st_ino))
+    root_is_real = real_root == root
     pending: list[tuple[Path, str, int]] = [(root, "", 0)]
     while pending and not walk.budget_cut:
         folder, rel, depth = pending.pop()
@@ -142,7 +143,9 @@ def walk_tree(
                 seen.add(identity)
                 children.append((path, child_rel, depth + 1))
             elif keep(name):
-                found = _file(entry, path, child_rel, real_root, keep, walk)
+                # Under a real root, a file's path is its real path: no second Path to build.
+                real = path if root_is_real else real_root / child_rel
+                found = _file(entry, path, child_rel, real, real_root, keep, walk)
                 if found is not None:
                     walk.files.append(found)
         pending.extend(sorted(children, key=lambda child: child[1], reverse=True))
@@ -187,6 +190,7 @@ def _file(
     entry: os.DirEntry[str],
     path: Path,
     rel: str,
+    real: Path,
     real_root: Path,
     keep: Callable[[str], bool],
     walk: Walk,
@@ -198,7 +202,7 @@ def _file(
             info = entry.stat(follow_symlinks=False)
             if not stat.S_ISREG(info.st_mode):
                 return None
-            return WalkedFile(path, rel, real_root / rel, info)
+            return WalkedFile(path, rel, real, info)
         target = Path(os.path.realpath(path, strict=True))
         info = target.stat()
     except FileNotFoundError:
