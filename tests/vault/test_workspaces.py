@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -303,3 +304,52 @@ def test_a_folder_that_cannot_be_read_is_named_in_the_note() -> None:
     assert not page.truncated
     assert page.note is not None
     assert f"The folder {root / 'locked'} (Permission denied) could not be read" in page.note
+
+
+def settle(tree: Path) -> None:
+    """Date every folder of ``tree`` an hour back, as in a workspace no one touched lately."""
+    old = time.time() - 3600
+    for folder in [tree, *(path for path in tree.rglob("*") if path.is_dir())]:
+        if not folder.is_symlink():
+            os.utime(folder, (old, old))
+
+
+def test_a_folder_changed_just_before_a_walk_makes_the_next_first_page_walk_again(
+    tree: Path,
+) -> None:
+    workspaces = Workspaces([tree])  # the tree was just written: no walk of it is trusted yet
+    workspaces.list_files(None, 1000)
+    (tree / "a.md").write_text("# A much longer note than before\n", encoding="utf-8")
+    sizes = {item.rel_path: item.size for item in workspaces.list_files(None, 1000).files}
+    assert sizes["a.md"] == len("# A much longer note than before\n")
+
+
+def test_a_first_page_reuses_the_last_walk_only_while_its_folders_are_unchanged(
+    tree: Path,
+) -> None:
+    settle(tree)
+    workspaces = Workspaces([tree])
+    for change in (
+        lambda: write(tree / "sub" / "deeper" / "new.md"),
+        lambda: (tree / "sub" / "deeper" / "new.md").rename(tree / "sub" / "deeper" / "n2.md"),
+        lambda: (tree / "sub" / "deeper" / "n2.md").unlink(),
+        lambda: write(tree / "fresh" / "folder.md"),
+    ):
+        before = rel_paths(workspaces.list_files(None, 1000))
+        change()
+        after = rel_paths(workspaces.list_files(None, 1000))
+        assert after != before
+        assert after == rel_paths(Workspaces([tree]).list_files(None, 1000))
+        settle(tree)
+
+
+def test_after_a_watched_change_a_first_page_reads_sizes_and_times_anew(tree: Path) -> None:
+    settle(tree)
+    workspaces = Workspaces([tree])
+    workspaces.list_files(None, 1000)
+    (tree / "a.md").write_text("# A much longer note than before\n", encoding="utf-8")
+    sizes = {item.rel_path: item.size for item in workspaces.list_files(None, 1000).files}
+    assert sizes["a.md"] == len("# Note\n")  # a content change alone leaves the folder as it was
+    workspaces.changed()
+    sizes = {item.rel_path: item.size for item in workspaces.list_files(None, 1000).files}
+    assert sizes["a.md"] == len("# A much longer note than before\n")

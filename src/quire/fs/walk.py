@@ -61,7 +61,9 @@ class Walk:
     name; see ``quire.fs.temp_names``) in the folders walked, never listed; ``budget_cut``:
     the walk stopped after ``max_entries`` entries (``entries`` counts them, with what
     earlier walks spent).
-    ``max_depth`` and ``max_entries`` are the limits it used.
+    ``max_depth`` and ``max_entries`` are the limits it used. ``folders``: every folder it
+    listed (the root first) with its modification time in ns, so a caller can tell later
+    whether any of them gained or lost an entry.
     """
 
     root: Path
@@ -73,6 +75,7 @@ class Walk:
     links_out: list[Path] = field(default_factory=list)
     undecodable: list[Path] = field(default_factory=list)
     temp_files: list[Path] = field(default_factory=list)
+    folders: list[tuple[Path, int]] = field(default_factory=list)
     entries: int = 0
     budget_cut: bool = False
 
@@ -115,6 +118,7 @@ def walk_tree(
     with contextlib.suppress(OSError):
         info = real_root.stat()
         seen.add((info.st_dev, info.st_ino))
+        walk.folders.append((real_root, info.st_mtime_ns))
     root_is_real = real_root == root
     pending: list[tuple[Path, str, int]] = [(root, "", 0)]
     while pending and not walk.budget_cut:
@@ -136,12 +140,8 @@ def walk_tree(
                     continue
                 if depth >= walk.max_depth:
                     walk.too_deep.append(path)
-                    continue
-                identity = _identity(entry)
-                if identity is None or identity in seen:
-                    continue
-                seen.add(identity)
-                children.append((path, child_rel, depth + 1))
+                elif _first_sight(entry, path, seen, walk):
+                    children.append((path, child_rel, depth + 1))
             elif keep(name):
                 # Under a real root, a file's path is its real path: no second Path to build.
                 real = path if root_is_real else real_root / child_rel
@@ -177,13 +177,22 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _identity(entry: os.DirEntry[str]) -> tuple[int, int] | None:
-    """The folder's device and inode (a bind mount can show one folder twice), or None."""
+def _first_sight(
+    entry: os.DirEntry[str], path: Path, seen: set[tuple[int, int]], walk: Walk
+) -> bool:
+    """Whether the folder is one the walk has not entered yet (a bind mount can show one folder
+    twice: its device and inode tell), noting it and its time in ``walk.folders``; False too
+    when it cannot be looked at."""
     try:
         info = entry.stat(follow_symlinks=False)
     except OSError:
-        return None
-    return info.st_dev, info.st_ino
+        return False
+    identity = (info.st_dev, info.st_ino)
+    if identity in seen:
+        return False
+    seen.add(identity)
+    walk.folders.append((path, info.st_mtime_ns))
+    return True
 
 
 def _file(

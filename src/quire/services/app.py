@@ -27,6 +27,7 @@ from quire.services.search import INDEX_FILE, SearchService
 from quire.services.windows import Windows
 from quire.settings.model import Settings
 from quire.vault.temp_files import remove_when_stale, sweep
+from quire.vault.watch import FileChange
 from quire.vault.workspaces import Workspaces
 
 
@@ -101,6 +102,11 @@ async def open_services(
         documents.on_saved(files.saved)
         feed = await stack.enter_async_context(TreeFeed(workspaces, bus, files.recent))
         search.on_watched(feed.watched)
+
+        async def listing_changed(changes: list[FileChange]) -> None:
+            workspaces.changed()  # the next file listing reads sizes and times anew
+
+        search.on_watched(listing_changed)
         yield AppServices(
             settings=settings,
             database=database,

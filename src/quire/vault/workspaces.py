@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -23,6 +25,11 @@ from quire.fs.walk import Unreadable, walk_tree
 
 PAGE_LIMIT = (1, 1000, 100)
 """How many files one page may hold: least, most and default."""
+
+SETTLED_NS = 100_000_000
+"""How long before a walk a folder must have last changed for the walk to be reused (ns): a
+file system stamps times from a coarse clock, so a file added in the same tick as the walk
+could leave its folder's time as the walk saw it."""
 
 CONTINUE_S = 5.0
 """How long the walk behind a first page answers the pages that follow it (seconds): a client
@@ -54,14 +61,33 @@ class FilePage:
     note: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Snapshot:
-    """The ordered files of one walk, when it was taken, and the cursors it gave out."""
+    """The ordered files of one walk, when it was taken, the cursors it gave out, and whether
+    a file in it changed since (``stale``: its sizes and times may be old)."""
 
     ordered: list[WorkspaceFile]
     walk: _Walk
     taken_at: float
     cursors: set[str]
+    stale: bool = False
+    started_ns: int = 0
+    """The wall-clock time the walk started at."""
+
+    def holds_every_file(self) -> bool:
+        """Whether every folder the walk listed still has the modification time it had, and
+        had it well before the walk (SETTLED_NS), so no file was added, removed or renamed in
+        any of them (one stat per folder)."""
+        settled = self.started_ns - SETTLED_NS
+        for folder, mtime_ns in self.walk.folders:
+            if mtime_ns >= settled:
+                return False
+            try:
+                if os.lstat(folder).st_mtime_ns != mtime_ns:
+                    return False
+            except OSError:
+                return False
+        return True
 
 
 @dataclass
@@ -76,6 +102,7 @@ class _Walk:
     budget_cut: bool = False
     undecodable: int = 0
     unreadable: list[Unreadable] = field(default_factory=list)
+    folders: list[tuple[Path, int]] = field(default_factory=list)
 
 
 HOW_TO_SERVE = (
@@ -99,8 +126,10 @@ class Workspaces:
         *,
         allowed: Iterable[Path] = (),
         clock: Callable[[], float] = time.monotonic,
+        wall_clock_ns: Callable[[], int] = time.time_ns,
     ) -> None:
         self._clock = clock
+        self._wall_clock_ns = wall_clock_ns
         self._snapshot: _Snapshot | None = None
         self._snapshot_lock = threading.Lock()
         resolved: list[Path] = []
@@ -131,9 +160,11 @@ class Workspaces:
         document inside its workspace). Files are ordered by
         workspace, then by relative path, so a cursor (from ``next_cursor``) picks up after the
         last file of its page even when files were added or removed meanwhile. A first page
-        walks the folders; a page asked for with a cursor that walk gave out, within
-        ``CONTINUE_S``, is read from the same walk (so ``total`` agrees across the pages of one
-        reading, and a reading of N pages walks once). A walk that has
+        walks the folders, unless the last walk still holds: no folder it listed has a new
+        modification time (so no file came, went or was renamed) and ``changed`` was not
+        called since (so no size or time is old). A page asked for with a cursor a walk gave
+        out, within ``CONTINUE_S``, is read from that walk (so ``total`` agrees across the
+        pages of one reading, and a reading of N pages walks once). A walk that has
         to stop (past ``MAX_ENTRIES`` entries, or folders deeper than ``MAX_DEPTH``) says so
         with ``truncated`` and a ``note``; names that are not UTF-8 and folders that cannot be
         read are counted there too.
@@ -146,23 +177,20 @@ class Workspaces:
                 argument="limit",
             )
         after = None if cursor is None else self._decode_cursor(cursor)
-        snapshot = None if cursor is None else self._continued(cursor)
+        snapshot = self._reusable() if cursor is None else self._continued(cursor)
         if snapshot is None:
+            started_ns = self._wall_clock_ns()
             ordered, walk = self._walk()
-            snapshot = _Snapshot(ordered, walk, self._clock(), set())
+            snapshot = _Snapshot(ordered, walk, self._clock(), set(), started_ns=started_ns)
             with self._snapshot_lock:
                 self._snapshot = snapshot
         ordered, walk = snapshot.ordered, snapshot.walk
         order = {folder: index for index, folder in enumerate(self._folders)}
         start = 0
         if after is not None:
-            start = next(
-                (
-                    index
-                    for index, item in enumerate(ordered)
-                    if (order[item.workspace], item.rel_path) > after
-                ),
-                len(ordered),
+            # The listing is sorted by this same key, so the page starts where it would go.
+            start = bisect.bisect_right(
+                ordered, after, key=lambda item: (order[item.workspace], item.rel_path)
             )
         page = ordered[start : start + limit]
         more = start + limit < len(ordered)
@@ -172,6 +200,22 @@ class Workspaces:
                 snapshot.cursors.add(next_cursor)
         truncated = walk.budget_cut or walk.depth_cut
         return FilePage(page, next_cursor, len(ordered), truncated=truncated, note=_note(walk))
+
+    def changed(self) -> None:
+        """A file in the workspaces changed (the watcher said so): the next first page walks
+        again, so sizes and times are read anew (added and removed files show at once
+        anyway, by their folders' times)."""
+        with self._snapshot_lock:
+            if self._snapshot is not None:
+                self._snapshot.stale = True
+
+    def _reusable(self) -> _Snapshot | None:
+        """The last walk, for a first page, when nothing in it changed since."""
+        with self._snapshot_lock:
+            snapshot = self._snapshot
+        if snapshot is None or snapshot.stale or snapshot.walk.unreadable:
+            return None
+        return snapshot if snapshot.holds_every_file() else None
 
     def _continued(self, cursor: str) -> _Snapshot | None:
         """The last walk, when it gave out ``cursor`` less than CONTINUE_S ago."""
@@ -214,6 +258,7 @@ class Workspaces:
             walk.depth_cut = walk.depth_cut or found.depth_cut
             walk.undecodable += len(found.undecodable)
             walk.unreadable.extend(found.unreadable)
+            walk.folders.extend(found.folders)
         order = {folder: index for index, folder in enumerate(self._folders)}
         return sorted(walk.files, key=lambda item: (order[item.workspace], item.rel_path)), walk
 
