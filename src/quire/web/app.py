@@ -20,7 +20,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
 
-from quire.api.base import Ok
+from quire import __version__
+from quire.api.server import Health
 from quire.core.errors import QuireError
 from quire.core.views import OWNER
 from quire.services.app import AppServices
@@ -83,8 +84,9 @@ def how_to_sign_in(services: AppServices) -> str:
 
 
 async def health(request: Request) -> Response:
-    """Whether the server is up: `{"ok": true}`, and nothing else (no token needed)."""
-    return answer(Ok())
+    """Whether the server is up and its version: `{"ok": true, "version": …}`, nothing else
+    (no token needed)."""
+    return answer(Health(version=__version__))
 
 
 def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Starlette:
