@@ -2,7 +2,11 @@
 
 import copy
 import hashlib
+import importlib.machinery
 import json
+import subprocess
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +16,7 @@ import pytest
 
 from quire import __version__
 from quire.cli.mcp import TOKEN_ENV, mcp_command
+from quire.mcp.catalog import TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_JSON = ROOT / "server.json"
@@ -123,3 +128,50 @@ def test_the_schema_refuses_a_broken_server_json(
     errors = errors_of(broken)
     assert errors, f"{path} = {value!r} passed the schema"
     assert any(words in error for error in errors), errors
+
+
+def _build_mcpb() -> Any:
+    """scripts/build-mcpb as a module (it is a script, not part of the package)."""
+    loader = importlib.machinery.SourceFileLoader("build_mcpb", str(ROOT / "scripts/build-mcpb"))
+    module = types.ModuleType(loader.name)
+    module.__file__ = loader.path
+    loader.exec_module(module)
+    return module
+
+
+def test_the_bundle_manifest_has_a_multi_value_allowed_folders_setting_with_no_default() -> None:
+    manifest = _build_mcpb().manifest(__version__)
+    assert manifest["version"] == __version__
+    assert manifest["server"]["type"] == "python"
+    assert manifest["server"]["mcp_config"]["args"][-1] == "${user_config.allowed_folders}"
+    setting = manifest["user_config"]["allowed_folders"]
+    assert (setting["type"], setting["multiple"], setting["required"]) == ("directory", True, False)
+    assert "default" not in setting
+
+
+def test_the_bundle_lists_every_tool_of_the_catalog() -> None:
+    listed = [tool["name"] for tool in _build_mcpb().manifest(__version__)["tools"]]
+    assert sorted(listed) == sorted(tool.name for tool in TOOLS)
+    assert all(tool["description"] for tool in _build_mcpb().catalog_tools())
+
+
+def test_the_bundle_launcher_turns_each_folder_into_an_allow_and_drops_unset_values(
+    tmp_path: Path,
+) -> None:
+    launcher = tmp_path / "main.py"
+    launcher.write_text(
+        _build_mcpb()
+        .LAUNCHER.replace('cli(["mcp"', 'print(["mcp"', 1)
+        .replace(', prog_name="quire")', ")", 1),
+        encoding="utf-8",
+    )
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    printed = subprocess.run(
+        [sys.executable, str(launcher), str(folder), "", "${user_config.allowed_folders}", "/x"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert printed.strip() == str(["mcp", "--only-allowed", f"--allow={folder}", "--allow=/x"])
