@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -33,3 +34,36 @@ def test_the_hook_starts_without_importing_the_server_or_the_database() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_python_dash_m_quire_is_the_same_command_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "quire", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert result.stdout == f"quire {__version__}\n"
+    usage = subprocess.run(
+        [sys.executable, "-m", "quire", "no-such-command"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert usage.returncode == 2
+    assert "Usage: quire " in usage.stderr
+
+
+def test_the_changelog_has_a_section_for_the_package_version() -> None:
+    changelog = Path(__file__).parents[2] / "CHANGELOG.md"
+    headings = [
+        line.removeprefix("## ").split()[0]
+        for line in changelog.read_text(encoding="utf-8").splitlines()
+        if line.startswith("## ")
+    ]
+    assert headings, "CHANGELOG.md has no release sections"
+    assert headings[0] == __version__, (
+        f"CHANGELOG.md's newest section is {headings[0]}, the package is {__version__}: add a "
+        f"'## {__version__}' section at the top"
+    )

@@ -274,3 +274,33 @@ def test_the_chat_tools_follow_the_chat_setting_of_quire_toml(
         server=None,
     )
     assert services.chat_enabled is enabled
+
+
+def test_only_allowed_refuses_the_working_folder_until_a_folder_is_allowed(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "note.md").write_text("# Note\n", encoding="utf-8")
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "export_text", "arguments": {"path": str(workspace / "note.md")}},
+    }
+    usual, _ = exchange(tmp_path, [initialize(), INITIALIZED, call], "--no-roots")
+    assert by_id(usual)[2]["result"].get("isError") is not True
+    refused, _ = exchange(
+        tmp_path, [initialize(), INITIALIZED, call], "--no-roots", "--only-allowed"
+    )
+    result = by_id(refused)[2]["result"]
+    assert result["isError"] is True
+    assert "no folder is allowed yet" in result["content"][0]["text"]
+    allowed, _ = exchange(
+        tmp_path,
+        [initialize(), INITIALIZED, call],
+        "--only-allowed",
+        "--allow",
+        str(workspace),
+    )
+    assert by_id(allowed)[2]["result"].get("isError") is not True

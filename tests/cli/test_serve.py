@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from quire import __version__
 from quire.cli import serve as serve_module
 from quire.cli.main import cli
 from quire.cli.serve import PORT_FALLBACKS, base_url, bind_listener, open_in_browser
@@ -123,7 +124,10 @@ async def test_a_real_server_starts_answers_and_stops_cleanly(
         assert info == ServerInfo(url=running.url, token=running.token, pid=running.process.pid)
         async with httpx.AsyncClient(base_url=running.url) as client:
             health = await client.get("/health")
-            assert (health.status_code, health.json()) == (200, {"ok": True})
+            assert (health.status_code, health.json()) == (
+                200,
+                {"ok": True, "version": __version__},
+            )
             assert (await client.get("/api/window")).status_code == 401
             authorized = {"Authorization": f"Bearer {running.token}"}
             assert (await client.get("/api/window", headers=authorized)).status_code == 200

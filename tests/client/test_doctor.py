@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from quire import __version__
 from quire.api.exports import EngineStatus
 from quire.client.doctor import (
     check_engines,
     check_programs,
     check_server,
     check_server_file,
+    check_server_version,
     check_state_folder,
     run_checks,
 )
@@ -138,10 +140,12 @@ async def test_a_running_server_with_its_token_is_checked_and_a_wrong_token_fail
         )
     assert [(c.name, c.status) for c in good] == [
         ("server", "ok"),
+        ("server version", "ok"),
         ("token", "ok"),
         ("workspaces", "ok"),
     ]
-    assert str(workspace) in good[2].detail
+    assert good[1].detail == f"Quire {__version__}, as this command"
+    assert str(workspace) in good[3].detail
     assert [(c.name, c.status) for c in bad] == [("server", "ok"), ("token", "fail")]
     assert "refused the token" in bad[1].detail
     assert [(c.name, c.status) for c in gone] == [("server", "fail")]
@@ -158,3 +162,16 @@ async def test_every_check_runs_in_order(tmp_path: Path) -> None:
         "git",
         "browser",
     ]
+
+
+@pytest.mark.parametrize(
+    ("running", "words"),
+    [("0.0.1", "the running server is Quire 0.0.1"), (None, "the running server names no version")],
+)
+def test_a_server_of_another_version_is_a_warning_to_restart_it(
+    running: str | None, words: str
+) -> None:
+    check = check_server_version(running)
+    assert (check.name, check.status) == ("server version", "warn")
+    assert check.detail == f"{words}; this command is Quire {__version__}."
+    assert check.fix is not None and "start it again" in check.fix

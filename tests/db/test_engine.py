@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import socket
 import stat
+import sys
 import traceback
 from pathlib import Path
 
@@ -145,3 +146,16 @@ async def test_an_open_database_knows_its_backend_and_masks_its_url(database: Da
     )
     async with database.session() as session:
         assert (await session.execute(text("SELECT 1"))).scalar() == 1
+
+
+def test_postgresql_without_its_driver_says_to_install_the_postgres_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "asyncpg", None)  # as if the extra were not installed
+    port = _free_closed_port()
+    url = database_url(f"postgresql://quire:{SECRET}@127.0.0.1:{port}/quire", Path("/nowhere"))
+    with pytest.raises(InvalidArgument) as caught:
+        anyio.run(open_database, url)
+    assert "pip install 'quire[postgres]'" in caught.value.message
+    assert caught.value.argument == "db"
+    assert SECRET not in _all_text(caught.value)

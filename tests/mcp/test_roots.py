@@ -10,7 +10,15 @@ import mcp_types as types
 import pytest
 
 from mcp import Client, StdioServerParameters
-from quire.mcp.roots import RootsCache, file_uri_path, root_folders
+from quire.core.errors import PathRefused
+from quire.core.server_info import ServerInfo
+from quire.mcp.roots import (
+    ONLY_ALLOWED_HOW_TO_ADD,
+    FolderGate,
+    RootsCache,
+    file_uri_path,
+    root_folders,
+)
 from tests.mcp.harness import data_of, error_of, make_harness
 
 pytestmark = pytest.mark.anyio
@@ -262,3 +270,46 @@ async def test_quire_mcp_over_stdio_takes_the_roots_of_a_client_of_either_era(
         second = data_of(await client.call_tool("export_text", {"path": str(path)}))
     assert first["text"] == second["text"] == "from a root"
     assert roots.asked >= 1
+
+
+async def test_only_allowed_leaves_out_the_server_workspaces_and_the_working_folder(
+    tmp_path: Path,
+) -> None:
+    workspace, extra = tmp_path / "workspace", tmp_path / "extra"
+    workspace.mkdir()
+    extra.mkdir()
+    asked: list[str] = []
+
+    async def ask() -> list[str]:
+        asked.append("workspaces")
+        return [str(workspace)]
+
+    info = ServerInfo(url="http://127.0.0.1:9", token="t" * 64, pid=1)
+    usual = FolderGate(allow=[extra], use_roots=False, default_workspace=tmp_path)
+    assert (
+        await usual.allowed(server=(info, ask), ask_roots=None, list_changed=False)
+    ).folders == (workspace.resolve(), extra.resolve())
+    only = FolderGate(allow=[extra], use_roots=False, default_workspace=tmp_path, workspaces=False)
+    for server in [(info, ask), None]:
+        allowed = await only.allowed(server=server, ask_roots=None, list_changed=False)
+        assert allowed.folders == (extra.resolve(),)
+    assert asked == ["workspaces"], "only the usual gate asked the server for its workspaces"
+
+
+async def test_only_allowed_with_no_folder_refuses_every_path_and_says_how_to_add_one(
+    tmp_path: Path,
+) -> None:
+    gate = FolderGate(
+        allow=[],
+        use_roots=True,
+        default_workspace=tmp_path,
+        workspaces=False,
+        how_to_add=ONLY_ALLOWED_HOW_TO_ADD,
+    )
+    allowed = await gate.allowed(server=None, ask_roots=None, list_changed=False)
+    assert allowed.folders == ()
+    for path in (tmp_path / "notes.md", tmp_path, Path("/etc/passwd")):
+        with pytest.raises(PathRefused) as caught:
+            allowed.check(path)
+        assert "no folder is allowed yet" in str(caught.value)
+        assert "Allowed folders setting" in str(caught.value)

@@ -9,6 +9,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from quire import __version__
 from quire.web.auth import (
     MAX_SESSIONS,
     HostOriginMiddleware,
@@ -86,7 +87,7 @@ async def test_health_answers_without_a_token_and_says_nothing_else(
 ) -> None:
     response = await client.get("/health")
     assert response.status_code == 200
-    assert response.json() == {"ok": True}
+    assert response.json() == {"ok": True, "version": __version__}
 
 
 async def test_the_home_page_without_credentials_explains_how_to_sign_in(

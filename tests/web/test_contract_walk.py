@@ -61,6 +61,7 @@ async def test_every_operation_answers_with_its_model(
 
     await get("/health")
     await get("/api/openapi.json")
+    await get("/llms.txt")
     opened = (await post("/api/documents/open", {"path": str(note), "mode": "edit"})).json()
     doc = opened["docId"]
     await get("/api/documents/current")

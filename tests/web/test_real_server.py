@@ -20,6 +20,7 @@ from websockets.typing import Origin
 
 from bench.server import RunningServer, quire_serve
 from bench.yjs_client import yjs_browser
+from quire import __version__
 from quire.core.server_info import ServerInfo, loads
 from quire.services.live.versions import version_of
 
@@ -102,7 +103,7 @@ WITHOUT_THE_TOKEN: list[tuple[str, dict[str, str]]] = [
 async def test_health_is_open_and_everything_else_needs_the_token(layout: Layout) -> None:
     async with layout.serve() as server, httpx.AsyncClient(base_url=server.url) as client:
         health = await client.get("/health")
-        assert (health.status_code, health.json()) == (200, {"ok": True})
+        assert (health.status_code, health.json()) == (200, {"ok": True, "version": __version__})
         for case, headers in WITHOUT_THE_TOKEN:
             window = await client.get("/api/window", headers=headers)
             assert window.status_code == 401, case

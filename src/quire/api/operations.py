@@ -17,9 +17,10 @@ from quire.api import (
     files,
     reviews,
     search,
+    server,
     windows,
 )
-from quire.api.base import Answer, Ok, StrictBody
+from quire.api.base import Answer, StrictBody
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,10 @@ class Operation:
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/health", "Whether the server is up (no token needed)", "server",
-              public=True, answer=Ok),
+              public=True, answer=server.Health),
     Operation("GET", "/api/openapi.json", "This description of the API", "server"),
+    Operation("GET", "/llms.txt", "What Quire is and how an agent uses it (plain text)",
+              "server", answer=None, media="text/plain"),
     Operation("POST", "/api/documents/open", "Open a file in the window", "documents",
               documents.OpenBody, answer=documents.OpenedDocument),
     Operation("GET", "/api/documents/current", "The open document's live text", "documents",

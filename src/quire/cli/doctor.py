@@ -22,7 +22,8 @@ from quire.core.state import state_folder
 _MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
 
-def _render(checks: list[Check]) -> None:
+def render_checks(checks: list[Check]) -> None:
+    """Each check on one line (with its fix below when it is not ok)."""
     for check in checks:
         click.echo(f"[{_MARKS[check.status]}] {check.name}: {check.detail}")
         if check.fix and check.status != "ok":
@@ -45,6 +46,20 @@ def _repair(checks: list[Check], *, apply: bool) -> list[dict[str, object]]:
     return done
 
 
+def gather_checks(state: Path, caller: str) -> list[Check]:
+    """Every doctor check of this machine for the state folder ``state``; a problem that
+    keeps one group of checks from running is said on stderr, prefixed with ``caller``."""
+    home, cwd = Path.home(), Path.cwd()
+    try:
+        engines = StandaloneExport(environ=os.environ, home=home, cwd=cwd).service().engines()
+    except QuireError as error:  # a bad export.browser setting: say so, check the rest
+        click.echo(f"{caller}: cannot check the export engines: {error}", err=True)
+        engines = []
+    return anyio.run(
+        lambda: run_checks(state=state, which=shutil.which, environ=os.environ, engines=engines)
+    )
+
+
 @click.command("doctor")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 @click.option("--fix", is_flag=True, help="Preview the repairs doctor can make.")
@@ -54,16 +69,7 @@ def doctor_command(as_json: bool, fix: bool, apply: bool) -> None:
     the export engines; print each problem with its fix. Exits 1 when a check fails."""
     if apply and not fix:
         raise click.UsageError("--apply makes the repairs --fix previews: pass --fix --apply.")
-    home, cwd = Path.home(), Path.cwd()
-    state = state_folder(os.environ, home)
-    try:
-        engines = StandaloneExport(environ=os.environ, home=home, cwd=cwd).service().engines()
-    except QuireError as error:  # a bad export.browser setting: say so, check the rest
-        click.echo(f"quire doctor: cannot check the export engines: {error}", err=True)
-        engines = []
-    checks = anyio.run(
-        lambda: run_checks(state=state, which=shutil.which, environ=os.environ, engines=engines)
-    )
+    checks = gather_checks(state_folder(os.environ, Path.home()), "quire doctor")
     repairs = _repair(checks, apply=apply) if fix else []
     failed = any(check.status == "fail" for check in checks)
     if as_json:
@@ -72,7 +78,7 @@ def doctor_command(as_json: bool, fix: bool, apply: bool) -> None:
             report["repairs"] = repairs
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        _render(checks)
+        render_checks(checks)
         for entry in repairs:
             verb = "done" if entry["applied"] else ("failed" if "error" in entry else "would")
             click.echo(f"repair ({verb}): {entry['repair']}")

@@ -44,6 +44,7 @@ COMMANDS = {
     "render": "quire.cli.documents:render_command",
     "rm": "quire.cli.files:rm_command",
     "serve": "quire.cli.serve:serve_command",
+    "setup": "quire.cli.setup:setup_command",
     "tasks": "quire.cli.documents:tasks_command",
     "text": "quire.cli.documents:text_command",
     "trash": "quire.cli.files:trash_command",

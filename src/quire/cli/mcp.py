@@ -27,7 +27,7 @@ from quire.core.server_info import ServerInfo
 from quire.core.state import sessions_folder, state_folder
 from quire.mcp.catalog import schema_export
 from quire.mcp.context import Services
-from quire.mcp.roots import FolderGate
+from quire.mcp.roots import HOW_TO_ADD, ONLY_ALLOWED_HOW_TO_ADD, FolderGate
 from quire.mcp.server import build_server
 from quire.mcp.stdio import serve_stdio
 from quire.memory.sessions import SessionStore
@@ -82,6 +82,7 @@ def local_services(
     allow: tuple[str, ...],
     use_roots: bool,
     server: str | None,
+    only_allowed: bool = False,
 ) -> Services:
     """The services of a stdio ``quire mcp`` run from ``cwd``."""
     state = state_folder(environ, home)
@@ -94,7 +95,13 @@ def local_services(
             folders.append(expand_path(item, cwd=cwd, home=home, argument="--allow"))
         except QuireError as exc:
             click.echo(f"quire mcp: ignoring --allow {_printable(item)!r}: {exc}", err=True)
-    gate = FolderGate(allow=folders, use_roots=use_roots, default_workspace=cwd)
+    gate = FolderGate(
+        allow=folders,
+        use_roots=use_roots,
+        default_workspace=cwd,
+        workspaces=not only_allowed,
+        how_to_add=ONLY_ALLOWED_HOW_TO_ADD if only_allowed else HOW_TO_ADD,
+    )
     sessions = SessionStore(sessions_folder(state), clock=_clock_ms, cwd=cwd, home=home)
     return Services(
         exporter=StandaloneExport(environ=environ, home=home, cwd=cwd),
@@ -139,6 +146,12 @@ async def run_stdio(services: Services) -> None:
 )
 @click.option("--no-roots", is_flag=True, help="Do not widen the allowed folders to MCP roots.")
 @click.option(
+    "--only-allowed",
+    is_flag=True,
+    help="Allow only the --allow folders (and roots): not the server's workspaces nor the "
+    "working directory. With neither, every path is refused.",
+)
+@click.option(
     "--server",
     "server",
     metavar="URL|@alias",
@@ -150,6 +163,7 @@ def mcp_command(
     export_tool_schema: bool,
     allow: tuple[str, ...],
     no_roots: bool,
+    only_allowed: bool,
     server: str | None,
 ) -> None:
     """Serve Quire's document tools, resources and prompts over MCP (stdio).
@@ -175,6 +189,7 @@ def mcp_command(
         allow=allow,
         use_roots=not no_roots,
         server=server,
+        only_allowed=only_allowed,
     )
     if sys.stdin.isatty():
         click.echo(TERMINAL_HINT, err=True)

@@ -18,6 +18,7 @@ from urllib.parse import quote
 import httpx
 import pydantic_core
 
+from quire.api.base import AnswerMismatch
 from quire.api.documents import (
     AppliedPreview,
     ContentSet,
@@ -28,6 +29,7 @@ from quire.api.documents import (
 )
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
 from quire.api.search import Backlinks, Reindexed, SearchPage, Titles
+from quire.api.server import Health
 from quire.api.windows import (
     FilePage,
     Presented,
@@ -131,6 +133,14 @@ class QuireApi:
         except httpx.HTTPError:
             return False
         return response.status_code == httpx.codes.OK
+
+    async def health_version(self) -> str | None:
+        """The version the server's ``GET /health`` names; None when it names none."""
+        try:
+            response = await self._server.http.get(self._url("/health"), timeout=2.0)
+            return Health.parse_json(response.content).version
+        except (httpx.HTTPError, AnswerMismatch):
+            return None
 
     async def open(
         self, path: str, mode: str | None = None, line: int | None = None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from quire import __version__
 from quire.api.exports import EngineStatus
 from quire.client.api import QuireApi
 from quire.core.errors import QuireError, TokenRefused
@@ -158,6 +159,7 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
                     f"Stop that process (kill {found.info.pid}) and start `quire serve` again.",
                 )
             ]
+        version = await api.health_version()
         try:
             folders = await api.workspaces()
         except TokenRefused as exc:
@@ -170,9 +172,23 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
     listed = ", ".join(folders) if folders else "none listed"
     return [
         Check("server", "ok", f"answers at {found.info.url}"),
+        check_server_version(version),
         Check("token", "ok", "the server accepts the token in server.json"),
         Check("workspaces", "ok" if folders else "warn", listed),
     ]
+
+
+def check_server_version(version: str | None) -> Check:
+    """Whether the running server is the Quire this command is (an upgrade needs a restart)."""
+    if version == __version__:
+        return Check("server version", "ok", f"Quire {version}, as this command")
+    running = "names no version" if version is None else f"is Quire {version}"
+    return Check(
+        "server version",
+        "warn",
+        f"the running server {running}; this command is Quire {__version__}.",
+        "Stop `quire serve` (Ctrl+C) and start it again, so the server runs this version.",
+    )
 
 
 def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:

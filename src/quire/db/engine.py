@@ -143,9 +143,19 @@ def _create_engine(url: URL) -> AsyncEngine:
         engine = create_async_engine(url)
         event.listen(engine.sync_engine, "connect", _set_sqlite_pragmas)
     else:
-        engine = create_async_engine(
-            url, pool_pre_ping=True, connect_args={"timeout": CONNECT_TIMEOUT_S}
-        )
+        try:
+            engine = create_async_engine(
+                url, pool_pre_ping=True, connect_args={"timeout": CONNECT_TIMEOUT_S}
+            )
+        except ModuleNotFoundError as err:
+            if err.name != "asyncpg":
+                raise
+            raise InvalidArgument(
+                f"The database URL {safe_url(url)!r} names PostgreSQL, and this Quire has no "
+                "PostgreSQL driver. Install the `postgres` extra (`pip install "
+                "'quire[postgres]'`), or leave out --db to use SQLite.",
+                argument="db",
+            ) from None
     event.listen(engine.sync_engine, "handle_error", _no_space_is_storage_full)
     return engine
 

@@ -28,6 +28,13 @@ ROOTS_TIMEOUT = 5.0
 FAILURE_MEMORY = 30.0
 """How long a failed roots/list is remembered as "no roots" (seconds)."""
 
+ONLY_ALLOWED_HOW_TO_ADD = (
+    "Add one: pass `--allow DIR` to `quire mcp` (in Quire's MCP bundle, add a folder to the "
+    "extension's Allowed folders setting and save), or use a client that shares its workspace "
+    "folders as MCP roots."
+)
+"""The advice of a refusal under ``--only-allowed``, where workspaces do not count."""
+
 HOW_TO_ADD = (
     "Add one: start `quire serve` in the folder that holds the documents (its workspaces are "
     "allowed), pass `--allow DIR` to `quire mcp` in the MCP client's configuration, or use a "
@@ -131,8 +138,12 @@ class FolderGate:
         use_roots: bool,
         default_workspace: Path | None,
         roots: RootsCache | None = None,
+        workspaces: bool = True,
+        how_to_add: str = HOW_TO_ADD,
     ) -> None:
         self._allow = list(allow)
+        self._with_workspaces = workspaces
+        self._how_to_add = how_to_add
         self._use_roots = use_roots
         self._default_workspace = default_workspace
         self.cache = roots or RootsCache()
@@ -156,15 +167,17 @@ class FolderGate:
         server runs, and the default workspace, the working directory, stands in for them).
         ``ask_roots`` is None when the client offers no roots capability.
         """
-        folders: list[Path] = [] if server is None else await self._server_folders(*server)
-        if not folders and self._default_workspace is not None:
+        folders: list[Path] = []
+        if self._with_workspaces and server is not None:
+            folders = await self._server_folders(*server)
+        if not folders and self._with_workspaces and self._default_workspace is not None:
             # No server, or one that could not name its workspaces: the folder a started
             # server would serve stands in for them.
             folders.append(self._default_workspace)
         folders.extend(self._allow)
         if self._use_roots and ask_roots is not None:
             folders.extend(await self.cache.roots(ask_roots, list_changed=list_changed))
-        return AllowedFolders(_usable(folders), how_to_add=HOW_TO_ADD)
+        return AllowedFolders(_usable(folders), how_to_add=self._how_to_add)
 
     async def _server_folders(
         self, info: ServerInfo, ask: Callable[[], Awaitable[list[str]]]

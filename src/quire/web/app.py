@@ -20,7 +20,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
 
-from quire.api.base import Ok
+from quire import __version__
+from quire.api.server import Health
 from quire.core.errors import QuireError
 from quire.core.views import OWNER
 from quire.services.app import AppServices
@@ -32,6 +33,7 @@ from quire.web import (
     events,
     exports,
     files,
+    llms,
     preview,
     remote_images,
     rendering,
@@ -83,8 +85,9 @@ def how_to_sign_in(services: AppServices) -> str:
 
 
 async def health(request: Request) -> Response:
-    """Whether the server is up: `{"ok": true}`, and nothing else (no token needed)."""
-    return answer(Ok())
+    """Whether the server is up and its version: `{"ok": true, "version": …}`, nothing else
+    (no token needed)."""
+    return answer(Health(version=__version__))
 
 
 def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Starlette:
@@ -127,6 +130,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         *remote_images.routes,
         *search.routes,
         *static_files.routes,
+        *llms.routes,
         *events.routes,
         *sync.routes,
         *agents.routes,
