@@ -67,6 +67,13 @@ def fenced_blocks(page: str, language: str) -> Iterator[tuple[int, str]]:
             yield page.count("\n", 0, block.start(2)) + 1, block.group(2)
 
 
+def _context(command: click.Command, name: str, parent: click.Context | None) -> click.Context:
+    """A context as click makes it at run time, the command's own settings applied: click keeps
+    the help option a command first shows, so one made without ``-h`` would stay without it
+    (and the generated reference, made later in the same process, would miss it)."""
+    return click.Context(command, parent=parent, info_name=name, **command.context_settings)
+
+
 def _options_of(command: click.Command, context: click.Context) -> set[str]:
     """The long options of ``command`` and of every command below it, help included."""
     names = {
@@ -76,7 +83,7 @@ def _options_of(command: click.Command, context: click.Context) -> set[str]:
         for name in command.list_commands(context):
             sub = command.get_command(context, name)
             if sub is not None:
-                names |= _options_of(sub, click.Context(sub, parent=context, info_name=name))
+                names |= _options_of(sub, _context(sub, name, context))
     return {name for name in names if name.startswith("--")}
 
 
@@ -85,14 +92,14 @@ def _resolve(
 ) -> tuple[click.Command, click.Context, str | None]:
     """The command ``words`` name (leaf commands take the rest as arguments), or the bad word."""
     command: click.Command = root
-    context = click.Context(root, info_name="quire")
+    context = _context(root, "quire", None)
     for word in words:
         if not isinstance(command, click.Group):
             break
         sub = command.get_command(context, word)
         if sub is None:
             return command, context, word
-        context = click.Context(sub, parent=context, info_name=word)
+        context = _context(sub, word, context)
         command = sub
     return command, context, None
 
@@ -100,7 +107,7 @@ def _resolve(
 def command_problems(page: str, root: click.Group) -> list[str]:
     """Every `quire …` command or `--option` in the page's code that the CLI does not have."""
     problems: list[str] = []
-    every_option = _options_of(root, click.Context(root, info_name="quire"))
+    every_option = _options_of(root, _context(root, "quire", None))
     for code in code_of(page):
         text = code.text.removeprefix("$ ")
         matched = False
