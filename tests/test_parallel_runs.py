@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -14,12 +15,14 @@ import pytest
 from tests.support.workers import (
     WORKERS_ENV,
     _cgroup_limit,
+    heavy_files_first,
     usable_cpus,
     worker_arguments,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-PARALLEL = ["--numprocesses=4", "--dist=loadfile"]
+DIST = ["--dist=loadfile", "--no-loadscope-reorder"]
+PARALLEL = ["--numprocesses=4", *DIST]
 
 
 @pytest.mark.parametrize(
@@ -69,10 +72,10 @@ def test_workers_are_added_only_when_the_caller_left_the_choice_open(
     ("cpus", "setting", "expected"),
     [
         (1, "", []),
-        (2, "", ["--numprocesses=2", "--dist=loadfile"]),
-        (64, "", ["--numprocesses=8", "--dist=loadfile"]),
-        (1, "3", ["--numprocesses=3", "--dist=loadfile"]),
-        (16, " 12 ", ["--numprocesses=12", "--dist=loadfile"]),
+        (2, "", ["--numprocesses=2", *DIST]),
+        (64, "", ["--numprocesses=8", *DIST]),
+        (1, "3", ["--numprocesses=3", *DIST]),
+        (16, " 12 ", ["--numprocesses=12", *DIST]),
         (4, "0", []),
         (4, "1", []),
     ],
@@ -115,6 +118,39 @@ def test_a_cgroup_quota_narrows_the_cpus(
         (tmp_path / name).write_text(text, encoding="utf-8")
     assert _cgroup_limit(tmp_path) == expected
     assert 1 <= usable_cpus(tmp_path) <= len(os.sched_getaffinity(0))
+
+
+@dataclass(frozen=True)
+class _Item:
+    nodeid: str
+    fixturenames: list[str] = field(default_factory=list)
+
+
+def test_browser_files_go_first_then_the_fullest_each_file_whole_and_in_order() -> None:
+    items = [
+        _Item("tests/a.py::one"),
+        _Item("tests/b.py::one"),
+        _Item("tests/b.py::two[x]"),
+        _Item("tests/b.py::two[y]"),
+        _Item("tests/ui/c.py::plain"),
+        _Item("tests/ui/c.py::drawn", ["tmp_path", "page", "browser"]),
+        _Item("tests/d.py::one"),
+        _Item("tests/d.py::two"),
+        _Item("tests/ui/e.py::x", ["browser"]),
+    ]
+    ordered = [item.nodeid for item in heavy_files_first(items)]
+    assert ordered == [
+        "tests/ui/c.py::plain",
+        "tests/ui/c.py::drawn",
+        "tests/ui/e.py::x",
+        "tests/b.py::one",
+        "tests/b.py::two[x]",
+        "tests/b.py::two[y]",
+        "tests/d.py::one",
+        "tests/d.py::two",
+        "tests/a.py::one",
+    ]
+    assert heavy_files_first([]) == []
 
 
 def _project(tmp_path: Path) -> Path:

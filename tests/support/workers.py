@@ -3,7 +3,8 @@
 `scripts/test` prints nothing but these arguments with ``python -m tests.support.workers ARGS``
 and puts them before the caller's own. A run is spread over one worker per usable CPU (at most
 MAX_WORKERS), each test file kept whole in one worker (``--dist loadfile``) so that a module's
-browser and module-scoped fixtures are made once. It stays serial when only one CPU is usable,
+browser and module-scoped fixtures are made once, in the order heavy_files_first gives
+(tests/conftest.py applies it on the workers). It stays serial when only one CPU is usable,
 when the caller chose already (``-n``, ``--numprocesses``, ``-p no:xdist``, also through
 PYTEST_ADDOPTS), or when the caller asked for something workers cannot give (``-s`` output,
 ``--pdb``, ``--trace``, ``--collect-only``). QUIRE_TEST_WORKERS=N sets the count (0 or 1:
@@ -16,8 +17,10 @@ import math
 import os
 import shlex
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 MAX_WORKERS = 8
 WORKERS_ENV = "QUIRE_TEST_WORKERS"
@@ -125,7 +128,44 @@ def worker_arguments(
         count, source = min(cpus, MAX_WORKERS), f"{cpus} usable CPUs"
     if count <= 1:
         return [], f"serial: {source}"
-    return [f"--numprocesses={count}", "--dist=loadfile"], f"{count} workers ({source})"
+    added = [f"--numprocesses={count}", "--dist=loadfile", "--no-loadscope-reorder"]
+    return added, f"{count} workers ({source})"
+
+
+class Collected(Protocol):
+    """What ordering needs of a collected test: its node id (test functions also have the
+    names of the fixtures they use, ``fixturenames``)."""
+
+    @property
+    def nodeid(self) -> str: ...
+
+
+HEAVY_FIXTURES = frozenset({"browser"})
+"""Fixtures that make a whole test file slow (a browser and a `quire serve` per test)."""
+
+
+T = TypeVar("T", bound=Collected)
+
+
+def heavy_files_first(items: Sequence[T]) -> list[T]:
+    """``items`` with the files that use a HEAVY_FIXTURES fixture first, then the files with
+    the most tests; the tests within each file keep their order.
+
+    Workers take whole files from the front of this order, so the longest go first and no
+    worker is left alone with a long one at the end. (xdist's own reordering, by test count
+    alone, put the browser files last: they hold few, slow tests.)"""
+    counts = Counter(_file(item) for item in items)
+    heavy = {_file(item) for item in items if HEAVY_FIXTURES.intersection(_fixtures(item))}
+    return sorted(items, key=lambda item: (_file(item) not in heavy, -counts[_file(item)]))
+
+
+def _file(item: Collected) -> str:
+    return item.nodeid.partition("::")[0]
+
+
+def _fixtures(item: Collected) -> Sequence[str]:
+    names: Sequence[str] = getattr(item, "fixturenames", ())
+    return names
 
 
 def main(arguments: Sequence[str]) -> int:
