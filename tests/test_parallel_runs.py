@@ -94,6 +94,11 @@ def test_a_setting_that_is_not_a_count_is_refused_with_what_to_set(setting: str)
         worker_arguments([], {WORKERS_ENV: setting}, cpus=2)
 
 
+def test_addopts_that_cannot_be_split_are_refused_with_what_to_fix() -> None:
+    with pytest.raises(ValueError, match=r"PYTEST_ADDOPTS cannot be read .* fix its quoting"):
+        worker_arguments([], {"PYTEST_ADDOPTS": '-k "unclosed'}, cpus=2)
+
+
 @pytest.mark.parametrize(
     ("files", "expected"),
     [

@@ -110,7 +110,12 @@ def worker_arguments(
     arguments: Sequence[str], environ: Mapping[str, str], cpus: int
 ) -> tuple[list[str], str]:
     """The arguments to put before the caller's, and a line saying why (for stderr)."""
-    added = shlex.split(environ.get("PYTEST_ADDOPTS", ""))
+    try:
+        added = shlex.split(environ.get("PYTEST_ADDOPTS", ""))
+    except ValueError as err:
+        raise ValueError(
+            f"PYTEST_ADDOPTS cannot be read as arguments ({err}): fix its quoting or unset it."
+        ) from None
     wish = _wish([*added, *arguments])
     if wish == "chosen":
         return [], "the command line chose the workers"
