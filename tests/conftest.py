@@ -3,6 +3,8 @@
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.workers import heavy_files_first
+
 pytest_plugins = ["tests.support.database"]
 
 # Shared CI machines are slow and uneven: judge properties by their outcome, never their speed.
@@ -15,3 +17,10 @@ settings.load_profile("quire")
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the browser test files go first (see heavy_files_first); a serial
+    run keeps the files in their usual order."""
+    if hasattr(config, "workerinput"):
+        items[:] = heavy_files_first(items)

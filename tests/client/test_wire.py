@@ -3,7 +3,6 @@ misbehaves on cue, and the httpx wire against a mock transport."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from quire.client.wire import (
     WireTimeout,
     query_string,
 )
+from tests.support.ports import refused_port
 
 pytestmark = pytest.mark.anyio
 
@@ -364,12 +364,10 @@ async def test_closing_the_wire_under_a_request_fails_that_request_as_broken() -
 
 
 async def test_a_refused_connection_is_a_connect_error() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    async with socket_wire() as wire:
-        with pytest.raises(WireBroken) as caught:
-            await get(wire, f"http://127.0.0.1:{port}/health")
+    with refused_port() as port:
+        async with socket_wire() as wire:
+            with pytest.raises(WireBroken) as caught:
+                await get(wire, f"http://127.0.0.1:{port}/health")
     assert caught.value.kind == "ConnectError"
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import socket
 import stat
 import sys
 import traceback
@@ -17,15 +16,9 @@ from quire.core.errors import InvalidArgument, StorageFailed
 from quire.db.engine import Database, open_database
 from quire.settings.database import database_url
 from tests.support.database import postgres_server_url
+from tests.support.ports import refused_port
 
 SECRET = "s3cr3t-Pa55word"
-
-
-def _free_closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def _all_text(err: BaseException) -> str:
@@ -112,9 +105,8 @@ async def test_an_unreachable_postgresql_is_named_without_its_password(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    port = _free_closed_port()
-    url = f"postgresql://quire:{SECRET}@127.0.0.1:{port}/quire"
-    with pytest.raises(StorageFailed) as caught:
+    with refused_port() as port, pytest.raises(StorageFailed) as caught:
+        url = f"postgresql://quire:{SECRET}@127.0.0.1:{port}/quire"
         await open_database(database_url(url, tmp_path))
     message = caught.value.message
     assert f"postgresql+asyncpg://quire:***@127.0.0.1:{port}/quire" in message
