@@ -95,6 +95,13 @@ SETTINGS: tuple[Setting, ...] = (
         "`microsoft-edge`… found on PATH",
     ),
     Setting(
+        "history",
+        "true, false, or a list of folders (absolute or starting with `~/`)",
+        file_key="history.enabled",
+        default_text="the workspaces already inside a git repository",
+    ),
+    Setting("history_window_s", "a number of seconds from 0 to 3600", file_key="history.window"),
+    Setting(
         "remote_images",
         "true, false, or a list of folders (absolute or starting with `~/`)",
         file_key="preview.remote_images",
