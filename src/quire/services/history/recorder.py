@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -86,6 +86,8 @@ class HistoryRecorder:
         self._seq = 0
         self._group: TaskGroup | None = None
         self._settled = anyio.Event()
+        self._labels: dict[tuple[Path, str], str] = {}
+        self._labelled: dict[tuple[Path, str], _Job] = {}
         self.commits = 0
         """How many commits this recorder made."""
         self.failures: list[str] = []
@@ -137,6 +139,12 @@ class HistoryRecorder:
             return
         queue, rel = found
         who = author_of(author)
+        label = self._labels.pop((queue.repository.root, rel), None)
+        if label is not None:
+            self._seal(queue, [rel])
+            labelled = self._add(queue, who, label, [Change(rel, data)], anyio.current_time())
+            self._labelled[(queue.repository.root, rel)] = labelled
+            return
         job = queue.bursts.get(rel)
         if job is not None and job.author == who and job.message == (message or job.message):
             job.changes = [Change(rel, data)]
@@ -149,24 +157,25 @@ class HistoryRecorder:
         job.burst = rel
         queue.bursts[rel] = job
 
-    def has_burst(self, path: Path) -> bool:
-        """Whether ``path`` has saves not committed yet."""
-        found = self._queue_of(path)
-        return found is not None and found[1] in found[0].bursts
-
-    async def commit_now(self, path: Path, author: str, message: str) -> str | None:
-        """Commit the open burst of ``author`` on ``path`` now as ``message`` (a restore says
-        what it restored) and wait for it; its commit id (None: nothing changed)."""
+    async def labelled(
+        self, path: Path, message: str, save: Callable[[], Awaitable[object]]
+    ) -> str | None:
+        """Await ``save`` and commit the save it makes of ``path`` on its own, as
+        ``message`` (a restore says what it restored); the commit's id once it is made (None
+        when nothing changed, or ``path`` keeps no history)."""
         found = self._queue_of(path)
         if found is None:
+            await save()
             return None
-        queue, rel = found
-        job = queue.bursts.get(rel)
-        if job is None or job.author != author_of(author):
+        key = (found[0].repository.root, found[1])
+        self._labels[key] = message
+        try:
+            await save()
+        finally:
+            self._labels.pop(key, None)
+        job = self._labelled.pop(key, None)
+        if job is None:
             return None
-        job.message = message
-        self._journal.owe(_owed(queue, job))
-        self._seal(queue, [rel])
         await job.done.wait()
         return job.commit
 

@@ -50,6 +50,24 @@ def open_repositories(
                 repository.clear_stale_locks()
                 by_root[root] = repository
             found[folder] = repository
+            _exclude_trash(repository, folder)
         except QuireError as exc:
             logger.error("History of %s is off: %s", folder, exc)
     return found
+
+
+def _exclude_trash(repository: Repository, workspace: Path) -> None:
+    """List the workspace's ``.quire/`` (its trash) in ``.git/info/exclude``, so deleted
+    notes never show as untracked or get added by a ``git add -A`` (local to this clone)."""
+    rel = workspace.relative_to(repository.root).as_posix()
+    line = f"/{rel}/.quire/" if rel != "." else "/.quire/"
+    exclude = repository.git_dir / "info" / "exclude"
+    try:
+        current = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+        if line in current.splitlines():
+            return
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        joined = current if not current or current.endswith("\n") else current + "\n"
+        exclude.write_text(f"{joined}{line}\n", encoding="utf-8")
+    except OSError as exc:
+        logger.warning("Cannot list the trash in %s: %s", exclude, exc)

@@ -148,11 +148,13 @@ class HistoryService:
         version = await self.version(path, rev)
         live = self._documents.get(document_id(path)) or await self._documents.open(path)
         was_open = live.connections > 0
-        before = live.text()
-        await self._documents.set_content(live.doc_id, version.content, author=author, save=True)
-        commit = None
-        if before != version.content or self.recorder.has_burst(path):
-            commit = await self.recorder.commit_now(path, author, restore_message(version.rev))
+        commit = await self.recorder.labelled(
+            live.path,
+            restore_message(version.rev),
+            lambda: self._documents.set_content(
+                live.doc_id, version.content, author=author, save=True
+            ),
+        )
         return Restored(path=str(path), rev=version.rev, commit=commit, live=was_open)
 
     def _repository(self, path: Path) -> tuple[Repository, str]:
