@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from quire.api.exports import EngineStatus
 from quire.client.doctor import (
     check_engines,
+    check_git,
     check_programs,
     check_server,
     check_server_file,
@@ -82,6 +84,17 @@ def test_missing_programs_are_warnings_with_fixes() -> None:
     assert all(c.fix for c in checks)
     found = check_programs(lambda name: f"/usr/bin/{name}", {"BROWSER": "firefox"})
     assert [c.status for c in found] == ["ok", "ok"]
+
+
+def test_git_is_run_and_a_git_that_fails_is_reported(tmp_path: Path) -> None:
+    found = check_git(shutil.which("git"), dict(os.environ))
+    assert found.status == "ok" and found.detail.startswith("git version ")
+    broken = tmp_path / "git"
+    broken.write_text("#!/bin/sh\necho 'cannot load libc' >&2\nexit 127\n", encoding="utf-8")
+    broken.chmod(0o755)
+    failed = check_git(str(broken), {"PATH": "/usr/bin:/bin"})
+    assert (failed.status, failed.fix) == ("fail", "Reinstall git.")
+    assert "cannot load libc" in failed.detail
 
 
 def test_each_export_engine_is_reported_and_a_missing_one_says_how_to_get_it() -> None:

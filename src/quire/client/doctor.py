@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,11 +178,7 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
 
 def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:
     """git and a browser to open the window in."""
-    checks = [
-        Check("git", "ok", which("git") or "")
-        if which("git")
-        else Check("git", "warn", "git is not installed: no history of documents.", "Install git.")
-    ]
+    checks = [check_git(which("git"), environ)]
     browser = environ.get("BROWSER") or next(
         (found for name in ("xdg-open", "open", "firefox", "chromium") if (found := which(name))),
         None,
@@ -197,6 +194,29 @@ def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:
         )
     )
     return checks
+
+
+def check_git(program: str | None, environ: Mapping[str, str]) -> Check:
+    """git, which history runs: found, and answering ``git --version``."""
+    if program is None:
+        return Check(
+            "git",
+            "warn",
+            "git is not installed: no history of documents.",
+            "Install git (apt-get install git), then restart the server.",
+        )
+    env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}
+    try:
+        done = subprocess.run(
+            [program, "--version"], capture_output=True, env=env, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check("git", "fail", f"{program} does not run ({exc}).", "Reinstall git.")
+    version = done.stdout.decode("utf-8", "replace").strip()
+    if done.returncode != 0 or not version.startswith("git version"):
+        problem = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+        return Check("git", "fail", f"{program} --version failed: {problem}", "Reinstall git.")
+    return Check("git", "ok", f"{version} ({program})")
 
 
 def check_engines(engines: Sequence[EngineStatus]) -> list[Check]:
