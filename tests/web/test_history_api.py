@@ -248,6 +248,21 @@ async def test_bad_arguments_are_refused_with_the_argument_named(
     assert body["error"]["argument"] == argument, body
 
 
+@pytest.mark.parametrize("name", [".git/config", "secret.txt", ".env", "notes/.hidden.md"])
+async def test_only_notes_history_is_shown(
+    client: httpx.AsyncClient, settings: Settings, name: str
+) -> None:
+    workspace = settings.workspaces[0]
+    (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+    if not (workspace / name).exists():
+        (workspace / name).write_text("token=hunter2\n", encoding="utf-8")
+        user_git(workspace, "add", "-f", name)
+        user_git(workspace, "commit", "-qm", "secret")
+    params = {"path": str(workspace / name), "rev": "HEAD"}
+    body = await call(client, "GET", "/api/history/version", params=params, status=400)
+    assert "hunter2" not in str(body)
+
+
 @pytest.mark.parametrize(
     ("url", "params"),
     [

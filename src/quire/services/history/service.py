@@ -21,10 +21,11 @@ from quire.api.history import (
     Version,
     VersionDiff,
 )
-from quire.core.errors import FileMissing, InvalidArgument, NotUtf8
+from quire.core.errors import FileMissing, InvalidArgument, NotUtf8, PathRefused
 from quire.core.history import check_rev, restore_message
 from quire.core.views import document_id
 from quire.fs.resolve import resolve_leniently
+from quire.fs.sandbox import is_document_name
 from quire.markdown.diff import unified_diff
 from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.documents import LiveDocuments
@@ -160,6 +161,11 @@ class HistoryService:
     def _repository(self, path: Path) -> tuple[Repository, str]:
         if not isinstance(path, Path) or not path.is_absolute():
             raise InvalidArgument(f"`path` must be absolute, got {str(path)!r}.", argument="path")
+        if not is_document_name(path.name):
+            raise PathRefused(
+                f"'{path}' is not a Markdown document (.md .markdown .mdown .mkd .mdx, not a "
+                "dotfile): only notes' history is shown here."
+            )
         found = self.recorder.repository_of(resolve_leniently(path))
         if found is None:
             raise InvalidArgument(
