@@ -65,6 +65,12 @@ class Repository:
         self.git_dir = Path(git.text("rev-parse", "--absolute-git-dir").strip())
         self.stale_locks: list[StaleLock] = []
         """The stale locks removed so far (reported by ``quire doctor`` and the log)."""
+        self._index = self.git_dir / f"quire-index-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        """This process's own index, kept between commits: seeded from HEAD only when HEAD is
+        not the commit it last made (a 10,000-note tree is not read again for every save)."""
+        self._index_head: str | None = None
+        self._trees: dict[str, str] = {}
+        _remove_dead_indexes(self.git_dir)
 
     def head(self) -> str | None:
         """The commit HEAD names, or None on a branch with no commit yet."""
@@ -88,6 +94,8 @@ class Repository:
                 "update-ref", "-m", request.message, "HEAD", commit, old, check=False
             )
             if done.returncode == 0:
+                self._index_head = commit
+                self._trees = {commit: tree}
                 self._sync_index(head, commit, touched)
                 return commit
             problem = done.stderr.decode("utf-8", "replace").strip()
@@ -106,10 +114,11 @@ class Repository:
     # Building the tree
 
     def _tree(self, head: str | None, changes: Iterable[Change]) -> tuple[str, list[str]]:
-        index = self.git_dir / f"quire-index-{uuid.uuid4().hex}"
-        env = {"GIT_INDEX_FILE": str(index)}
+        env = {"GIT_INDEX_FILE": str(self._index)}
+        seeded, self._index_head = self._index_head, None
         try:
-            self.git.run("read-tree", *((head,) if head else ("--empty",)), env=env)
+            if head is None or seeded != head or not self._index.exists():
+                self.git.run("read-tree", *((head,) if head else ("--empty",)), env=env)
             lines: list[str] = []
             touched: list[str] = []
             for change in changes:
@@ -120,9 +129,12 @@ class Repository:
                     touched.append(change.rel)
             if lines:
                 self.git.run("update-index", "-z", "--index-info", data=_z(lines), env=env)
-            return self.git.text("write-tree", env=env).strip(), touched
-        finally:
-            index.unlink(missing_ok=True)
+            tree = self.git.text("write-tree", env=env).strip()
+        except BaseException:
+            self._index.unlink(missing_ok=True)
+            raise
+        # The index holds HEAD plus these changes now: reusable only once they are committed.
+        return tree, touched
 
     def _entry(self, rel: str, data: bytes | None) -> str:
         if data is None:
@@ -149,7 +161,11 @@ class Repository:
         return [*old, *new]
 
     def _tree_of(self, commit: str) -> str:
-        return self.git.text("rev-parse", f"{commit}^{{tree}}").strip()
+        known = self._trees.get(commit)
+        if known is None:
+            known = self.git.text("rev-parse", f"{commit}^{{tree}}").strip()
+            self._trees = {commit: known}
+        return known
 
     def _commit_tree(self, tree: str, head: str | None, request: CommitRequest) -> str:
         author = request.author
@@ -208,6 +224,25 @@ class Repository:
         cleared = [found for lock in locks if (found := clear_if_stale(lock, now=self._clock()))]
         self.stale_locks.extend(cleared)
         return cleared
+
+
+def _remove_dead_indexes(git_dir: Path) -> None:
+    """Remove the indexes (and their locks) of Quire processes that are gone (a killed
+    server's)."""
+    for found in git_dir.glob("quire-index-*"):
+        pid = found.name.removeprefix("quire-index-").split("-")[0]
+        if not pid.isdigit() or not _alive(int(pid)):
+            found.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _entries(raw: bytes, from_index: bool) -> dict[str, str]:
