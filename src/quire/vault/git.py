@@ -7,6 +7,7 @@ prompts off). Blocking: callers run it in a worker thread. It decides nothing ab
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -39,6 +40,9 @@ SAFE_OPTIONS: Final = (
 an editor; none of them may run (or wait for a passphrase) inside a save."""
 
 TIMEOUT_S: Final = 60.0
+
+NICENESS: Final = 10
+"""How much lower than the server's the priority of git is."""
 """The longest one git command may take before it is stopped."""
 
 
@@ -72,26 +76,31 @@ class Git:
         ``check`` is false) and EngineMissing when there is no git."""
         command = [self.program, *SAFE_OPTIONS, *args]
         try:
-            done = subprocess.run(
+            process = subprocess.Popen(
                 command,
                 cwd=self.cwd,
-                input=data if data is not None else b"",
-                capture_output=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env=scrubbed(self.environ, env or {}),
-                timeout=TIMEOUT_S,
-                check=False,
             )
         except FileNotFoundError:
             raise EngineMissing(missing_git(self.program)) from None
+        _lower_priority(process.pid)
+        try:
+            stdout, stderr = process.communicate(data or b"", timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
             raise GitFailed(
                 f"git {args[0]} in {self.cwd} took longer than {TIMEOUT_S:.0f} s and was "
                 "stopped. Check the repository (`git fsck`) and try again."
             ) from None
+        done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
         if check and done.returncode != 0:
-            stderr = done.stderr.decode("utf-8", "replace").strip()
+            problem = stderr.decode("utf-8", "replace").strip()
             raise GitFailed(
-                f"git {args[0]} failed in {self.cwd}: {stderr or 'no message'}", stderr=stderr
+                f"git {args[0]} failed in {self.cwd}: {problem or 'no message'}", stderr=problem
             )
         return done
 
@@ -100,6 +109,14 @@ class Git:
         env = kwargs.get("env")
         assert env is None or isinstance(env, Mapping)
         return self.run(*args, data=data, env=env).stdout.decode("utf-8", "replace")
+
+
+def _lower_priority(pid: int) -> None:
+    """Let the server's requests go first: history's git runs at a lower CPU priority (the
+    saves it records never wait for it)."""
+    # Gone already, or not allowed: then it runs at the server's priority.
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, pid, NICENESS)
 
 
 def scrubbed(environ: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
