@@ -151,3 +151,29 @@ def test_odd_names_are_literal_paths(tmp_path: Path, name: str) -> None:
         .split("\0")
     )
     assert sorted(filter(None, files)) == sorted([name, "other.md"])
+
+
+def test_a_user_commit_landing_mid_commit_is_kept_and_the_save_built_again_on_it(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "r", {"a.md": "a\n", "b.md": "b\n"})
+    keeper = repository(repo)
+    built = keeper._commit_tree
+    raced: list[str] = []
+
+    def racing(tree: str, head: str | None, request: CommitRequest) -> str:
+        if not raced:  # the user commits between Quire's tree and its update-ref
+            (repo / "b.md").write_text("b by the user\n", encoding="utf-8")
+            user_git(repo, "commit", "-qam", "user's own")
+            raced.append(user_git(repo, "rev-parse", "HEAD").strip())
+        return built(tree, head, request)
+
+    keeper._commit_tree = racing  # type: ignore[method-assign]
+    (repo / "a.md").write_text("a by quire\n", encoding="utf-8")
+    made = keeper.commit(request(Change("a.md", b"a by quire\n")))
+    assert log(repo) == ["alice|Edit by alice", "Test User|user's own", "Test User|start"]
+    assert user_git(repo, "rev-parse", "HEAD~1").strip() == raced[0]
+    assert made == user_git(repo, "rev-parse", "HEAD").strip()
+    assert user_git(repo, "show", "HEAD:b.md") == "b by the user\n"
+    assert user_git(repo, "show", "HEAD:a.md") == "a by quire\n"
+    assert user_git(repo, "status", "--porcelain") == ""

@@ -88,10 +88,6 @@ class HistoryRecorder:
         self._settled = anyio.Event()
         self._labels: dict[tuple[Path, str], str] = {}
         self._labelled: dict[tuple[Path, str], _Job] = {}
-        self.commits = 0
-        """How many commits this recorder made."""
-        self.failures: list[str] = []
-        """The last problems met while committing (newest last)."""
 
     async def __aenter__(self) -> Self:
         owed = await anyio.to_thread.run_sync(self._journal.open)
@@ -222,7 +218,8 @@ class HistoryRecorder:
     async def settled(self) -> None:
         """Wait until no commit is pending (those not due yet included)."""
         while any(queue.jobs or queue.busy for queue in self._by_root.values()):
-            self._settled = anyio.Event()
+            if self._settled.is_set():
+                self._settled = anyio.Event()  # shared by every waiter until the next commit
             await self._settled.wait()
 
     # Inside
@@ -308,7 +305,6 @@ class HistoryRecorder:
             made = await anyio.to_thread.run_sync(queue.repository.commit, request)
         except Exception as exc:
             job.tries += 1
-            self.failures = [*self.failures[-9:], f"{job.message}: {exc}"]
             if job.tries < RETRIES:
                 logger.warning("Recording '%s' failed (%s); trying again.", job.message, exc)
                 job.due = anyio.current_time() + 0.2 * job.tries
@@ -316,7 +312,6 @@ class HistoryRecorder:
                 return
             logger.error("Recording '%s' in history failed for good: %s", job.message, exc)
         else:
-            self.commits += made is not None
             job.commit = made
         job.done.set()
         self._journal.paid(job.job_id)
