@@ -164,7 +164,7 @@ def test_a_user_commit_landing_mid_commit_is_kept_and_the_save_built_again_on_it
     def racing(tree: str, head: str | None, request: CommitRequest) -> str:
         if not raced:  # the user commits between Quire's tree and its update-ref
             (repo / "b.md").write_text("b by the user\n", encoding="utf-8")
-            user_git(repo, "commit", "-qam", "user's own")
+            user_git(repo, "commit", "-qm", "user's own", "--", "b.md")
             raced.append(user_git(repo, "rev-parse", "HEAD").strip())
         return built(tree, head, request)
 
