@@ -276,3 +276,35 @@ async def test_a_version_that_is_not_there_is_missing(
     fixed = {key: value.replace("WS", str(settings.workspaces[0])) for key, value in params.items()}
     body = await call(client, "GET", url, params=fixed, status=404)
     assert "history" in body["error"]["message"]
+
+
+async def test_a_checkout_while_the_note_is_open_reloads_it_and_history_follows_head(
+    client: httpx.AsyncClient, services: AppServices, settings: Settings
+) -> None:
+    workspace = settings.workspaces[0]
+    plan = workspace / "plan.md"
+    user_git(workspace, "checkout", "-q", "-b", "other")
+    plan.write_text("# Plan on the other branch\n", encoding="utf-8")
+    user_git(workspace, "commit", "-qam", "other branch")
+    user_git(workspace, "checkout", "-q", "main")
+    opened = await call(client, "POST", "/api/documents/open", json={"path": str(plan)})
+    live = services.documents.get(opened["docId"])
+    assert live is not None and live.text() == PLAN
+    updates = [anyio.Event()]
+    live.ydoc.observe(lambda _event: updates[-1].set())
+    user_git(workspace, "checkout", "-q", "other")
+    with anyio.fail_after(20):
+        while live.text() != "# Plan on the other branch\n":  # the watcher's reload
+            await updates[-1].wait()
+            updates.append(anyio.Event())
+    await call(
+        client, "POST", "/api/documents/edit", agent="claude-code",
+        json={"find": "other branch", "replace": "other branch, edited", "save": True},
+    )  # fmt: skip
+    await settled(services)
+    assert log(workspace, "-2") == [
+        "claude-code (via owner)|Edit by claude-code",
+        "Test User|other branch",
+    ]
+    assert log(workspace, "-1", "main") == ["Test User|start"]
+    assert user_git(workspace, "status", "--porcelain") == ""
