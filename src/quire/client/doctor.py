@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,7 +174,38 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
         Check("server", "ok", f"answers at {found.info.url}"),
         Check("token", "ok", "the server accepts the token in server.json"),
         Check("workspaces", "ok" if folders else "warn", listed),
+        *check_git_locks([Path(folder) for folder in folders]),
     ]
+
+
+def check_git_locks(folders: Sequence[Path], now: Callable[[], float] = time.time) -> list[Check]:
+    """A git lock (``index.lock``, a branch's ``.lock``) left in a workspace's repository: a
+    running git's, or a crashed one's that history removes once it is stale."""
+    checks: list[Check] = []
+    seen: set[Path] = set()
+    for folder in folders:
+        git_dir = next(
+            (up / ".git" for up in (folder, *folder.parents) if (up / ".git").is_dir()), None
+        )
+        if git_dir is None or git_dir in seen:
+            continue
+        seen.add(git_dir)
+        locks = [git_dir / "index.lock", *sorted((git_dir / "refs" / "heads").glob("**/*.lock"))]
+        for lock in locks:
+            try:
+                age = now() - lock.stat().st_mtime
+            except OSError:
+                continue
+            checks.append(
+                Check(
+                    "history",
+                    "warn",
+                    f"{lock} is there ({age:.0f} s old): a git is running, or one crashed.",
+                    "If no git is running, remove it; history removes one that no process "
+                    "holds and is older than 5 s when it next commits.",
+                )
+            )
+    return checks
 
 
 def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:
