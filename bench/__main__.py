@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import chat, chat_format, export, files, markdown, mcp, search, server, ui
+from bench import chat, chat_format, export, files, history, markdown, mcp, search, server, ui
 
 SUITES = {
     "markdown": markdown.run,
@@ -16,6 +16,7 @@ SUITES = {
     "export": export.run,
     "search": search.run,
     "files": files.run,
+    "history": history.run,
 }
 
 

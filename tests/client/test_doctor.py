@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import time
 from pathlib import Path
@@ -13,6 +14,8 @@ from quire import __version__
 from quire.api.exports import EngineStatus
 from quire.client.doctor import (
     check_engines,
+    check_git,
+    check_git_locks,
     check_programs,
     check_server,
     check_server_file,
@@ -84,6 +87,29 @@ def test_missing_programs_are_warnings_with_fixes() -> None:
     assert all(c.fix for c in checks)
     found = check_programs(lambda name: f"/usr/bin/{name}", {"BROWSER": "firefox"})
     assert [c.status for c in found] == ["ok", "ok"]
+
+
+def test_git_is_run_and_a_git_that_fails_is_reported(tmp_path: Path) -> None:
+    found = check_git(shutil.which("git"), dict(os.environ))
+    assert found.status == "ok" and found.detail.startswith("git version ")
+    broken = tmp_path / "git"
+    broken.write_text("#!/bin/sh\necho 'cannot load libc' >&2\nexit 127\n", encoding="utf-8")
+    broken.chmod(0o755)
+    failed = check_git(str(broken), {"PATH": "/usr/bin:/bin"})
+    assert (failed.status, failed.fix) == ("fail", "Reinstall git.")
+    assert "cannot load libc" in failed.detail
+
+
+def test_a_git_lock_left_in_a_workspaces_repository_is_reported(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo" / "notes"
+    (tmp_path / "repo" / ".git" / "refs" / "heads").mkdir(parents=True)
+    workspace.mkdir()
+    assert check_git_locks([workspace]) == []
+    lock = tmp_path / "repo" / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    found = check_git_locks([workspace, tmp_path / "repo"], now=lambda: lock.stat().st_mtime + 90)
+    assert [(check.name, check.status) for check in found] == [("history", "warn")]
+    assert "90 s old" in found[0].detail and str(lock) in found[0].detail
 
 
 def test_each_export_engine_is_reported_and_a_missing_one_says_how_to_get_it() -> None:

@@ -40,6 +40,8 @@ ORDER = [
     "wait_chat",
     "list_chat_gifs",
     "set_chat_avatar",
+    "get_history",
+    "get_version",
     "create_document",
     "edit_canvas",
     "export_markdown_to_pdf",
@@ -48,6 +50,7 @@ ORDER = [
     "set_content",
     "move_document",
     "delete_document",
+    "restore_version",
 ]
 
 CHAT_TOOLS = [
@@ -93,6 +96,9 @@ ANNOTATIONS = {
     "create_document": (False, False, False),
     "move_document": (False, True, False),
     "delete_document": (False, True, False),
+    "get_history": (True, False, False),
+    "get_version": (True, False, False),
+    "restore_version": (False, True, False),
 }
 
 ARGUMENTS = {
@@ -139,6 +145,9 @@ ARGUMENTS = {
     "create_document": (["path", "content", "template"], ["path"]),
     "move_document": (["path", "to", "update_links"], ["path", "to"]),
     "delete_document": (["path"], ["path"]),
+    "get_history": (["path", "limit", "cursor"], ["path"]),
+    "get_version": (["path", "rev"], ["path", "rev"]),
+    "restore_version": (["path", "rev"], ["path", "rev"]),
 }
 
 # The declared bounds reference A's tool table gives, which the checks enforce.
@@ -159,6 +168,7 @@ BOUNDS = {
     ("export_text", "offset"): (1, 100000000),
     ("diff_documents", "limit"): (1, 100000000),
     ("stream_edit", "offset"): (0, 4294967295),
+    ("get_history", "limit"): (1, 200),
 }
 
 
@@ -173,10 +183,11 @@ def test_tools_list_in_the_pinned_order_with_destructive_tools_last() -> None:
 def test_each_tool_carries_its_annotations(name: str) -> None:
     tool = next(tool for tool in listed_tools() if tool.name == name)
     assert tool.annotations is not None
+    # readOnlyHint and idempotentHint are left out when false (their default in the spec).
     hints = (
-        tool.annotations.read_only_hint,
+        bool(tool.annotations.read_only_hint),
         tool.annotations.destructive_hint,
-        tool.annotations.idempotent_hint,
+        bool(tool.annotations.idempotent_hint),
     )
     assert hints == ANNOTATIONS[name]
 

@@ -15,12 +15,23 @@ import httpx
 import pytest
 
 from quire.api.operations import OPERATIONS
+from quire.services.app import AppServices
+from quire.settings.model import Settings
 from tests.support.contract import operation_of
-from tests.web.conftest import AUTH
+from tests.web.conftest import AUTH, PORT
 
 pytestmark = pytest.mark.anyio
 
 NOTE = "# Plan\n\n- [ ] write it\n- [x] read it\n\nSome text to find.\n"
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """The web tests' settings with history on (Quire makes the workspace a repository)."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "welcome.md").write_text("# Welcome\n", encoding="utf-8")
+    return Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=PORT, history=True)
 
 
 class Walk:
@@ -51,7 +62,7 @@ class Walk:
 
 
 async def test_every_operation_answers_with_its_model(
-    client: httpx.AsyncClient, tmp_path: Path
+    client: httpx.AsyncClient, tmp_path: Path, services: AppServices
 ) -> None:
     workspace = tmp_path / "workspace"
     note = workspace / "plan.md"
@@ -152,6 +163,16 @@ async def test_every_operation_answers_with_its_model(
     await get("/api/trash")
     await post("/api/trash/restore", {"id": deleted["trashId"]})
     await post("/api/trash/empty")
+
+    assert services.history is not None
+    await services.history.recorder.flush()
+    page = (await get("/api/history", params={"path": str(note), "limit": 5})).json()
+    first = page["entries"][-1]["commit"]
+    await get("/api/history/version", params={"path": str(note), "rev": first})
+    await get("/api/history/diff", params={"path": str(note), "from": first})
+    await get("/api/history/blame", params={"path": str(note)})
+    await post("/api/history/restore", {"path": str(note), "rev": first})
+    await get("/api/history/timeline", params={"agent": "agent"})
 
     every = {(operation.method, operation.path) for operation in OPERATIONS}
     assert every - walk.seen == set(), "walk these operations too"

@@ -315,11 +315,8 @@ def _nullable(schema: dict[str, object], what: str) -> dict[str, object]:
     return {**schema, "type": ["string", "null"], "description": f"{what} null removes it."}
 
 
-_COLOR_SCHEMA: dict[str, object] = {
-    "type": "string",
-    "pattern": COLOR_PATTERN,
-    "description": 'A preset "1" to "6" or a hex color #rgb or #rrggbb.',
-}
+_COLOR_SCHEMA: dict[str, object] = {"type": "string", "pattern": COLOR_PATTERN}
+"""A node's or an edge's color (the op's own ``color`` says what it may be)."""
 _ID_SCHEMA: dict[str, object] = {"type": "string", "minLength": 1}
 _NUMBER: dict[str, object] = {"type": "number"}
 _SIZE: dict[str, object] = {"type": "number", "exclusiveMinimum": 0}
@@ -373,7 +370,7 @@ def _side(field: str, values: tuple[str, ...]) -> dict[str, object]:
     return {
         "type": ["string", "null"],
         "enum": [*values, None],
-        "description": f"{_users(field)}: one of {join_words(values, 'or')}; null removes it.",
+        "description": f"{_users(field)}: null removes it.",
     }
 
 

@@ -66,12 +66,13 @@ def _run(work: Callable[[FileApi, list[Path]], Awaitable[T]]) -> T:
         return anyio.run(main)
     except QuireError as error:
         click.echo(f"quire: {safe(str(error))}", err=True)
-        sys.exit(_exit_code(error))
+        sys.exit(exit_code(error))
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
 
 
-def _exit_code(error: QuireError) -> int:
+def exit_code(error: QuireError) -> int:
+    """The exit code of ``error`` (see ``EXIT_CODES``)."""
     if isinstance(error, NameTaken):
         return EXIT_TAKEN
     if isinstance(error, FileMissing):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,6 +177,7 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
         check_server_version(version),
         Check("token", "ok", "the server accepts the token in server.json"),
         Check("workspaces", "ok" if folders else "warn", listed),
+        *check_git_locks([Path(folder) for folder in folders]),
     ]
 
 
@@ -191,13 +194,39 @@ def check_server_version(version: str | None) -> Check:
     )
 
 
+def check_git_locks(folders: Sequence[Path], now: Callable[[], float] = time.time) -> list[Check]:
+    """A git lock (``index.lock``, a branch's ``.lock``) left in a workspace's repository: a
+    running git's, or a crashed one's that history removes once it is stale."""
+    checks: list[Check] = []
+    seen: set[Path] = set()
+    for folder in folders:
+        git_dir = next(
+            (up / ".git" for up in (folder, *folder.parents) if (up / ".git").is_dir()), None
+        )
+        if git_dir is None or git_dir in seen:
+            continue
+        seen.add(git_dir)
+        locks = [git_dir / "index.lock", *sorted((git_dir / "refs" / "heads").glob("**/*.lock"))]
+        for lock in locks:
+            try:
+                age = now() - lock.stat().st_mtime
+            except OSError:
+                continue
+            checks.append(
+                Check(
+                    "history",
+                    "warn",
+                    f"{lock} is there ({age:.0f} s old): a git is running, or one crashed.",
+                    "If no git is running, remove it; history removes one that no process "
+                    "holds and is older than 5 s when it next commits.",
+                )
+            )
+    return checks
+
+
 def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:
     """git and a browser to open the window in."""
-    checks = [
-        Check("git", "ok", which("git") or "")
-        if which("git")
-        else Check("git", "warn", "git is not installed: no history of documents.", "Install git.")
-    ]
+    checks = [check_git(which("git"), environ)]
     browser = environ.get("BROWSER") or next(
         (found for name in ("xdg-open", "open", "firefox", "chromium") if (found := which(name))),
         None,
@@ -213,6 +242,29 @@ def check_programs(which: Which, environ: Mapping[str, str]) -> list[Check]:
         )
     )
     return checks
+
+
+def check_git(program: str | None, environ: Mapping[str, str]) -> Check:
+    """git, which history runs: found, and answering ``git --version``."""
+    if program is None:
+        return Check(
+            "git",
+            "warn",
+            "git is not installed: no history of documents.",
+            "Install git (apt-get install git), then restart the server.",
+        )
+    env = {key: value for key, value in environ.items() if not key.startswith("GIT_")}
+    try:
+        done = subprocess.run(
+            [program, "--version"], capture_output=True, env=env, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check("git", "fail", f"{program} does not run ({exc}).", "Reinstall git.")
+    version = done.stdout.decode("utf-8", "replace").strip()
+    if done.returncode != 0 or not version.startswith("git version"):
+        problem = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+        return Check("git", "fail", f"{program} --version failed: {problem}", "Reinstall git.")
+    return Check("git", "ok", f"{version} ({program})")
 
 
 def check_engines(engines: Sequence[EngineStatus]) -> list[Check]:

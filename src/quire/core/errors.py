@@ -36,6 +36,7 @@ them apart; clients see them as their parent (the HTTP error body names the pare
 
     RequestTooLarge (quire.web.limits)          a FileTooLarge: the request body limit
     NotAChat        (quire.services.chat.tails) a DocumentInvalid: a note without the chat tag
+    GitFailed       (quire.vault.git)           a StorageFailed: a git command of history failed
 """
 
 from __future__ import annotations

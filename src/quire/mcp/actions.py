@@ -213,11 +213,10 @@ LIST_AI_ACTIONS = ToolSpec(
     name="list_ai_actions",
     title="List AI actions",
     description=(
-        "Quire's editor AI actions (explain, summarize, rewrite, translate, …) with id, "
-        "label, shortLabel, icon, scope and, unless include_prompts is false, their "
-        "systemPrompt and userPromptTemplate. Templates read the text as {text} (the "
-        "selection, or for scope document the document's first 8,000 characters); actions "
-        "with an argument field also take {arg}. Needs no server."
+        "Quire's editor AI actions (explain, summarize, rewrite, translate, …): id, label, "
+        "shortLabel, icon, scope and, unless include_prompts is false, systemPrompt and "
+        "userPromptTemplate. Templates read the text as {text} (the selection, or a document's "
+        "first 8,000 characters); an argument field adds {arg}. Needs no server."
     ),
     input_schema=s.obj(
         {"include_prompts": s.boolean("Include the prompt templates.", True)},

@@ -27,6 +27,7 @@ from quire.mcp.edits import (
 from quire.mcp.export_files import EXPORT_TOOLS
 from quire.mcp.exports import DIFF_DOCUMENTS, EXPORT_METADATA, EXPORT_TEXT
 from quire.mcp.files import CREATE_DOCUMENT, DELETE_DOCUMENT, MOVE_DOCUMENT
+from quire.mcp.history import HISTORY_TOOLS, RESTORE_VERSION
 from quire.mcp.reviews import GET_USER_ANNOTATIONS, REQUEST_REVIEW
 from quire.mcp.search import SEARCH_VAULT
 
@@ -48,6 +49,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     EXPORT_TEXT,
     EXPORT_METADATA,
     *CHAT_TOOLS,
+    *HISTORY_TOOLS,
     CREATE_DOCUMENT,
     EDIT_CANVAS,
     *EXPORT_TOOLS,
@@ -55,6 +57,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     SET_CONTENT,
     MOVE_DOCUMENT,
     DELETE_DOCUMENT,
+    RESTORE_VERSION,
 )
 
 """Every tool Quire has, in ``tools/list`` order (the chat tools among them)."""
@@ -107,10 +110,13 @@ def advertised(tool: ToolSpec) -> types.Tool:
         description=tool.description,
         input_schema=tool.input_schema,
         output_schema=tool.output_schema,
+        # A hint left out means its default in the MCP spec: readOnlyHint and idempotentHint
+        # default to false (sent only when true); destructiveHint and openWorldHint default to
+        # true, so their false is always sent. Every tools/list carries them, so the bytes count.
         annotations=types.ToolAnnotations(
-            read_only_hint=tool.read_only,
+            read_only_hint=tool.read_only or None,
             destructive_hint=tool.destructive,
-            idempotent_hint=tool.idempotent,
+            idempotent_hint=tool.idempotent or None,
             open_world_hint=False,
         ),
     )

@@ -99,11 +99,10 @@ OPEN_FILE = ToolSpec(
     name="open_file",
     title="Open a document for the person",
     description=(
-        "Open a Markdown file in the person's Quire window (the web page of `quire serve`), "
-        "as a tab that becomes the open document the other tools work on. mode read or edit "
-        "sets its view (without mode a tab keeps its view); line scrolls to that line. Only "
-        "Markdown documents (.md .markdown .mdown .mkd .mdx) that are not dotfiles, inside "
-        "the allowed folders. Starts the server when none runs."
+        "Open a Markdown file (.md .markdown .mdown .mkd .mdx, not a dotfile, inside the allowed "
+        "folders) as a tab in the person's Quire window (the page of `quire serve`); it becomes "
+        "the open document the other tools work on. mode read or edit sets its view (else a tab "
+        "keeps its view); line scrolls there. Starts the server when none runs."
     ),
     input_schema=s.obj(
         {

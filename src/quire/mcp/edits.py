@@ -144,11 +144,10 @@ EDIT_DOCUMENT = ToolSpec(
     name="edit_document",
     title="Edit the open document",
     description=(
-        "Exact, unique find/replace on the live text of the document open in Quire (the "
-        "person sees it at once; their typing is kept). find must occur exactly "
-        "once: not found or not unique (the error counts the matches) leaves the document "
-        "unchanged, so include enough surrounding text. replace keeps the line breaks of the "
-        "line it lands on. save: true also writes the file. Prefer it to set_content."
+        "Exact find/replace on the live text of the open document (the person sees it at once; "
+        "their typing is kept). find must occur exactly once, else nothing changes and the error "
+        "counts the matches: include enough surrounding text. replace keeps the line breaks of "
+        "its line. save: true also writes the file. Prefer it to set_content."
     ),
     input_schema=s.obj(
         {"find": _FIND, "replace": _REPLACE, "save": _SAVE, "path": _EDIT_PATH},
@@ -162,12 +161,11 @@ STREAM_EDIT = ToolSpec(
     name="stream_edit",
     title="Preview an edit",
     description=(
-        "Preview a find/replace on the open document as a unified diff, with every candidate "
-        "[{matchIndex, startLine, diff, rank}] when find occurs more than once (candidates "
-        "is null for one) and matchCount. Then call stream_edit_apply with editId and the "
-        "chosen match_index. preview: false applies a unique match at once (applied: true, "
-        "no diff; do not call stream_edit_apply after it). Over ~20,000 tokens, more gives "
-        "the call that lists the rest."
+        "Preview a find/replace on the open document as a unified diff; when find occurs more "
+        "than once, candidates [{matchIndex, startLine, diff, rank}] (else null) and matchCount. "
+        "Then call stream_edit_apply with editId and match_index. preview: false applies a unique"
+        " match at once (applied: true; no stream_edit_apply after it). Over ~20,000 tokens, more"
+        " lists the rest."
     ),
     input_schema=s.obj(
         {
@@ -216,11 +214,10 @@ REPLACE_DOCUMENT = ToolSpec(
     name="replace_document",
     title="Replace the whole document",
     description=(
-        "Replace the entire text of the open document (the same as set_content), merged: "
-        "your changes from the version you last read (or base) land on the live text, and "
-        "lines the person changed since keep their text (listed in conflicts). In a CRLF "
-        "document, content without \\r takes CRLF line breaks, and a byte order mark is "
-        "kept. Destructive: prefer edit_document for targeted changes."
+        "Replace the entire text of the open document (as set_content), merged: your changes "
+        "since the version you last read (or base) land on the live text; lines the person "
+        "changed since keep their text (listed in conflicts). CRLF line breaks and a byte order "
+        "mark are kept. Destructive: prefer edit_document for targeted changes."
     ),
     input_schema=_SET_INPUT,
     output_schema=s.answer(ContentSet),
@@ -233,11 +230,10 @@ SET_CONTENT = ToolSpec(
     name="set_content",
     title="Set the document's content",
     description=(
-        "Replace the entire text of the open document (the same as replace_document), merged "
-        "onto what the person typed since the version you last read (or base); conflicts "
-        "lists lines where their text was kept. save: true also writes the file. The "
-        "person's view updates at once. Destructive: prefer edit_document for targeted "
-        "changes."
+        "Replace the entire text of the open document (as replace_document), merged onto what the"
+        " person typed since the version you last read (or base); conflicts lists lines where "
+        "their text was kept. save: true also writes the file. Destructive: prefer edit_document "
+        "for targeted changes."
     ),
     input_schema=_SET_INPUT,
     output_schema=s.answer(ContentSet),

@@ -139,12 +139,11 @@ EXPORT = ToolSpec(
     name="export",
     title="Export the open document",
     description=(
-        "Export the document open in Quire's window as pdf, html, docx or epub, drawn as the "
-        "preview shows it. With output_path (a file "
-        "with the format's extension, in an existing folder inside the allowed folders) it "
-        "writes that file (replacing one only with overwrite: true); without it, it opens "
-        "the window's export dialog for the person (dialog: true). The file is exported as "
-        "saved on disk. An error when no document is open: call open_file first."
+        "Export the document open in the window as pdf, html, docx or epub, as saved and drawn as"
+        " the preview shows it. With output_path (the format's extension, an existing folder "
+        "inside the allowed folders) it writes that file (overwrite: true replaces one); without "
+        "it the window's export dialog opens for the person (dialog: true). No open document is "
+        "an error: call open_file first."
     ),
     input_schema=s.obj(
         {

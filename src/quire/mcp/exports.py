@@ -159,9 +159,9 @@ DIFF_DOCUMENTS = ToolSpec(
     name="diff_documents",
     title="Diff two documents",
     description=(
-        "Unified diff (as diff -u prints it) of two Markdown files on disk, with the number "
-        "of hunks and of lines added and removed (of the whole diff). Line endings count: "
-        "CRLF and LF lines differ. Identical files give an empty diff. Needs no server." + PAGED
+        "Unified diff (as diff -u prints it) of two Markdown files on disk, with the hunks and "
+        "lines added and removed (of the whole diff). CRLF and LF lines differ. Identical files "
+        "give an empty diff. Needs no server." + PAGED
     ),
     input_schema=s.obj(
         {

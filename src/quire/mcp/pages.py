@@ -46,10 +46,10 @@ MORE: dict[str, Any] = {
 }
 """The output schema of ``more`` (kept short: it appears in several tools' schemas)."""
 
-PAGED = " Results over ~20,000 tokens are cut at a line; more then gives the call that reads on."
+PAGED = " Over ~20,000 tokens it is cut at a line; more reads on."
 """What a paged tool's description adds."""
 
-PAGED_MESSAGES = " Over ~20,000 tokens, more gives the call that reads the rest."
+PAGED_MESSAGES = " Over ~20,000 tokens, more reads the rest."
 """What a chat tool's description adds."""
 
 

@@ -181,13 +181,11 @@ REQUEST_REVIEW = ToolSpec(
     name="request_review",
     title="Ask the person for a review",
     description=(
-        "BLOCKING human sign-off. Shows a file (path) or inline Markdown (content) in the "
-        "person's review panel and waits, up to wait_ms per call, for Approve, Request "
-        "changes or Dismiss. Returns {verdict, reviewId, comments} (verdict approved, "
-        "changes_requested, dismissed, timeout once timeout_ms has passed, or superseded by "
-        "a newer review), or {status: pending, reviewId} when wait_ms ran out: call again "
-        "with review_id to keep waiting. blocking: false returns at once. Reviews survive a "
-        "server restart. Starts the server when none runs."
+        "BLOCKING human sign-off: shows a file (path) or Markdown (content) in the person's "
+        "review panel and waits up to wait_ms per call. Returns {verdict, reviewId, comments} "
+        "(approved, changes_requested, dismissed, timeout after timeout_ms, or superseded by a "
+        "newer review), or {status: pending, reviewId}: call again with review_id. blocking: "
+        "false returns at once. Survives a server restart; starts the server when none runs."
     ),
     input_schema=s.obj(
         {
@@ -219,11 +217,10 @@ GET_USER_ANNOTATIONS = ToolSpec(
     name="get_user_annotations",
     title="Read the person's annotations",
     description=(
-        "The person's latest review verdict and comments on a file (null when none was "
-        "requested; late, stale and supersededBy when they apply) and its task checkboxes "
-        "[{line, checked, text}], from the live text when the file is open. Works without a "
-        "server: the tasks are then read from the file on disk and note says why there is no "
-        "verdict."
+        "The person's latest review verdict and comments on a file (null when none was requested;"
+        " late, stale and supersededBy when they apply) and its task checkboxes [{line, checked, "
+        "text}], from the live text when open. Without a server the tasks are read from disk and "
+        "note says why there is no verdict."
     ),
     input_schema=s.obj({"path": s.path("The Markdown file.")}, ["path"]),
     output_schema=s.answer(ToolAnnotations),

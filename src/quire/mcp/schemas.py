@@ -25,12 +25,13 @@ def obj(properties: Json, required: list[str] | None = None, *, closed: bool = T
 
 def path(description: str) -> Json:
     """A path argument: absolute, relative to the working directory, or starting with ``~/``
-    (said in short: the server's instructions say it whole)."""
+    (the server's instructions say so once, not each path's description: tools/list stays
+    under its token budget)."""
     return {
         "type": "string",
         "minLength": 1,
         "pattern": BLANK_PATTERN,
-        "description": description + " Absolute, relative or ~/.",
+        "description": description,
     }
 
 

@@ -7,7 +7,8 @@ behaviour of its own and knows nothing of HTTP.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+import os
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,10 @@ from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.export import ExportService
 from quire.services.files import FileService, TreeFeed
+from quire.services.history.journal import JOURNAL_FILE, Journal
+from quire.services.history.recorder import HistoryRecorder
+from quire.services.history.repositories import open_repositories
+from quire.services.history.service import HistoryService
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.search import INDEX_FILE, SearchService
@@ -57,11 +62,18 @@ class AppServices:
     """The search index; None only in test harnesses that build the services by hand."""
     files: FileService | None = None
     """The file operations; None only in test harnesses that build the services by hand."""
+    history: HistoryService | None = None
+    """History (git); None only in test harnesses that build the services by hand."""
 
 
 @asynccontextmanager
 async def open_services(
-    settings: Settings, *, token: str, clock: Callable[[], int], machine: MachineFacts
+    settings: Settings,
+    *,
+    token: str,
+    clock: Callable[[], int],
+    machine: MachineFacts,
+    environ: Mapping[str, str] | None = None,
 ) -> AsyncIterator[AppServices]:
     """``async with open_services(settings, token=…, clock=…, machine=…) as services``.
 
@@ -70,7 +82,8 @@ async def open_services(
     watcher, builds the window and review services, opens the search index (its first build
     runs in the background) (restoring pending reviews and starting their deadline timer),
     and on exit closes them in reverse order: unsaved edits are flushed to the database
-    before it closes.
+    before it closes, and pending history commits are made. ``environ`` is the environment
+    git runs with (default: this process's).
     """
     async with AsyncExitStack() as stack:
         workspaces = Workspaces(
@@ -82,15 +95,32 @@ async def open_services(
         stack.push_async_callback(database.close)
         bus = EventBus()
         stack.callback(bus.close)
+        repositories = await anyio.to_thread.run_sync(
+            open_repositories,
+            settings,
+            workspaces.folders,
+            os.environ if environ is None else environ,
+        )
+        recorder = await stack.enter_async_context(
+            HistoryRecorder(
+                repositories,
+                Journal(settings.state_dir / JOURNAL_FILE),
+                window_s=settings.history_window_s,
+                clock=clock,
+            )
+        )
         documents = await stack.enter_async_context(
             LiveDocuments(database, bus, folders=workspaces.openable, clock=clock)
+        )
+        documents.on_written(
+            lambda path, author, text: recorder.saved(path, author, text.encode("utf-8"))
         )
         windows = Windows(database, bus, documents, workspaces, clock=clock)
         reviews = await stack.enter_async_context(
             Reviews(database, bus, windows, documents, clock=clock)
         )
         chats = await stack.enter_async_context(
-            ChatService(database, bus, documents, workspaces, clock=clock)
+            ChatService(database, bus, documents, workspaces, clock=clock, history=recorder)
         )
         export = ExportService(browser=settings.export_browser)
         stack.push_async_callback(export.aclose)
@@ -98,7 +128,9 @@ async def open_services(
             SearchService(workspaces, settings.state_dir / INDEX_FILE)
         )
         documents.on_saved(search.refresh)
-        files = FileService(workspaces, documents, windows, bus, clock=clock, search=search)
+        files = FileService(
+            workspaces, documents, windows, bus, clock=clock, search=search, history=recorder
+        )
         documents.on_saved(files.saved)
         feed = await stack.enter_async_context(TreeFeed(workspaces, bus, files.recent))
         search.on_watched(feed.watched)
@@ -122,6 +154,7 @@ async def open_services(
             export=export,
             search=search,
             files=files,
+            history=HistoryService(recorder, documents),
         )
 
 

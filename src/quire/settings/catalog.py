@@ -100,6 +100,13 @@ SETTINGS: tuple[Setting, ...] = (
         file_key="preview.remote_images",
         default_text="none: every remote image waits for a click",
     ),
+    Setting(
+        "history",
+        "true, false, or a list of folders (absolute or starting with `~/`)",
+        file_key="history.enabled",
+        default_text="the workspaces already inside a git repository",
+    ),
+    Setting("history_window_s", "a number of seconds from 0 to 3600", file_key="history.window"),
 )
 """Every setting, in the order the reference lists them."""
 

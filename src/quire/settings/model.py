@@ -86,6 +86,19 @@ class Settings(BaseModel):
         "images as written. Elsewhere each remote image is a placeholder naming its host, and "
         "one click loads it; `true` names every workspace.",
     )
+    history: tuple[Path, ...] | bool | None = Field(
+        default=None,
+        description="Which workspaces keep their history in git: `true` every workspace "
+        "(Quire runs `git init` where there is no repository), a list of folders those, "
+        "`false` none (not even a git repository).",
+    )
+    """None: the workspaces that are already in a git repository."""
+    history_window_s: float = Field(
+        default=3.0,
+        ge=0.0,
+        le=3600.0,
+        description="Seconds of saves by one author on one note that make one commit.",
+    )
 
     @field_validator("workspaces")
     @classmethod
@@ -123,6 +136,15 @@ class Settings(BaseModel):
     def port_is_default(self) -> bool:
         """Whether nobody chose the port, so a busy default may fall back to the next ones."""
         return "port" not in self.model_fields_set
+
+    def keeps_history(self, workspace: Path, *, in_repository: bool) -> bool:
+        """Whether ``workspace`` keeps its history: ``in_repository`` says whether it is
+        inside a git repository already (the default keeps those)."""
+        if self.history is None:
+            return in_repository
+        if isinstance(self.history, bool):
+            return self.history
+        return workspace in self.history or in_repository
 
     def loads_remote_images(self, path: Path) -> bool:
         """Whether the note at ``path`` (resolved) shows its remote images without a click."""
@@ -177,6 +199,12 @@ def load_settings(
     browser = _export_browser(environ, config, path, home=home, cwd=cwd)
     if browser is not None:
         values["export_browser"] = browser
+    found = _pick("history", {}, {}, config, path)
+    if found is not None:
+        values["history"] = _history(*found, home=home)
+    found = _pick("history_window_s", {}, {}, config, path)
+    if found is not None:
+        values["history_window_s"] = _window(*found)
     found = _pick("remote_images", {}, {}, config, path)
     if found is not None:
         workspaces = values["workspaces"]
@@ -363,6 +391,30 @@ def _remote_images(
         if path not in found:
             found.append(path)
     return tuple(found)
+
+
+def _history(raw: object, source: _Source, *, home: Path) -> tuple[Path, ...] | bool:
+    rule = 'true, false, or a list of folders such as ["~/notes"]'
+    if isinstance(raw, bool):
+        return raw
+    if not isinstance(raw, list):
+        raise _bad(source, raw, "is neither true, false nor a list of folders", rule)
+    found: list[Path] = []
+    for item in raw:
+        if not isinstance(item, str) or not item.strip() or "\0" in item:
+            raise _bad(source, item, "is not a folder path", rule)
+        if not (Path(item).is_absolute() or item == "~" or item.startswith("~/")):
+            raise _bad(source, item, "is a relative path", "absolute or start with ~/")
+        path = Path(os.path.realpath(_expand(item, cwd=home, home=home)))
+        if path not in found:
+            found.append(path)
+    return tuple(found)
+
+
+def _window(raw: object, source: _Source) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 <= raw <= 3600:
+        raise _bad(source, raw, "is not a number of seconds", "a number from 0 to 3600")
+    return float(raw)
 
 
 def _expand(raw: str, *, cwd: Path, home: Path) -> Path:

@@ -47,7 +47,16 @@ browser = "/usr/bin/chromium"
 
 [preview]
 remote_images = ["~/notes"]
+
+[history]
+enabled = true
+window = 3
 ```
+
+`history.enabled` says which workspaces keep their history in git (see `docs/history.md`):
+left out, those already inside a git repository; `true` every workspace (Quire runs `git init`
+where there is no repository); a list of folders those; `false` none. `history.window` is how
+many seconds of one author's saves of one note make one commit.
 
 `preview.remote_images` is per workspace: a note shows its remote images (http, https and `//`
 addresses) as written only when it lies inside a folder listed there. Everywhere else, and in

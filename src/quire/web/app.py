@@ -33,6 +33,7 @@ from quire.web import (
     events,
     exports,
     files,
+    history,
     llms,
     preview,
     remote_images,
@@ -45,6 +46,7 @@ from quire.web import (
 )
 from quire.web.answers import answer
 from quire.web.auth import AuthMiddleware, HostOriginMiddleware, Sessions
+from quire.web.authors import HistoryAuthorMiddleware
 from quire.web.errors import http_error_handler, internal_error_handler, quire_error_handler
 from quire.web.limits import BodyLimitMiddleware
 from quire.web.login import login_response
@@ -129,6 +131,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         *rendering.routes,
         *remote_images.routes,
         *search.routes,
+        *history.routes,
         *static_files.routes,
         *llms.routes,
         *events.routes,
@@ -148,6 +151,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
             sessions=sessions,
             how_to_sign_in=advice,
         ),
+        Middleware(HistoryAuthorMiddleware),
         Middleware(BodyLimitMiddleware),
     ]
     app = Starlette(

@@ -8,10 +8,13 @@ it is cleaned again here.
 from __future__ import annotations
 
 from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from quire.core.agents import AGENT_HEADER, FALLBACK_AGENT, agent_from_header
+from quire.core.history import commit_author
+from quire.services.history.authors import acting
 from quire.web.auth import bearer_token
-from quire.web.context import current_user
+from quire.web.context import USER_SCOPE_KEY, current_user
 
 
 def is_token_request(connection: HTTPConnection) -> bool:
@@ -34,3 +37,23 @@ def requesting_agent(connection: HTTPConnection) -> str | None:
     """The agent a token request acts for (``agent`` when it names none); None for a browser,
     whose requests speak for the signed-in user."""
     return request_author(connection) if is_token_request(connection) else None
+
+
+class HistoryAuthorMiddleware:
+    """Tells history who each request's saves are by (``services.history.authors.acting``):
+    the signed-in account, and the agent a token request names. Runs after auth."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or USER_SCOPE_KEY not in scope:
+            await self.app(scope, receive, send)
+            return
+        connection = HTTPConnection(scope)
+        author = commit_author(current_user(connection), requesting_agent(connection))
+        token = acting.set(author)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            acting.reset(token)

@@ -197,7 +197,7 @@ async def save_document(request: Request) -> Response:
     """Write the open document's live text to its file; answers `{ok: true, path}`."""
     body = await read_body(request, SaveBody)
     opened = await _target(request, body.path)
-    await services_of(request).documents.save(opened.doc_id)
+    await services_of(request).documents.save(opened.doc_id, author=request_author(request))
     return answer(Saved(path=str(opened.path)))
 
 

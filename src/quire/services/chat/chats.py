@@ -50,6 +50,7 @@ from quire.services.chat.tails import ChatIndex, ChatState
 from quire.services.chat.wakeups import ChatWaits
 from quire.services.chat.writes import ChatWriter
 from quire.services.events import EventBus
+from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.documents import LiveDocuments
 from quire.vault.watch import FileChange, FolderWatcher
 from quire.vault.workspaces import Workspaces
@@ -74,6 +75,7 @@ class ChatService:
         *,
         clock: Callable[[], int],
         sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+        history: HistoryRecorder | None = None,
     ) -> None:
         self._db = db
         self._bus = bus
@@ -81,7 +83,7 @@ class ChatService:
         self._workspaces = workspaces
         self._clock = clock
         self._index = ChatIndex(workspaces.inside)
-        self._writer = ChatWriter(documents, self._index)
+        self._writer = ChatWriter(documents, self._index, history)
         self._finder = ChatFinder(workspaces)
         self._presence = ChatPresence(clock)
         self._cursors = ChatCursors(db, clock)

@@ -32,6 +32,7 @@ from quire.services.chat.tails import (
     parse_state,
     read_chat_file,
 )
+from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.documents import LiveDocuments
 from quire.services.live.files import save_to_file
@@ -41,8 +42,11 @@ from quire.services.live.text_changes import text_changes
 class ChatWriter:
     """The one way the chat service changes a chat note."""
 
-    def __init__(self, documents: LiveDocuments, index: ChatIndex) -> None:
+    def __init__(
+        self, documents: LiveDocuments, index: ChatIndex, history: HistoryRecorder | None = None
+    ) -> None:
         self._documents = documents
+        self._history = history
         self._index = index
         self._folders = index.folders
 
@@ -64,6 +68,7 @@ class ChatWriter:
             except StorageFailed as exc:
                 raise _not_posted(exc, target.path) from exc
             self._index.remember(state)
+            self._record(target.path, author, "Chat post")
             return state
         async with live.lock:
             current = live.text()
@@ -85,6 +90,7 @@ class ChatWriter:
                     "the chat when the document is saved; do not post it again."
                 ) from exc
         self._index.forget(target.path)
+        self._record(target.path, author, "Chat post")
         return await self._index.state(target.path)
 
     async def rewrite(self, target: ChatPath, change: Callable[[str], str], *, author: str) -> None:
@@ -100,12 +106,20 @@ class ChatWriter:
                 if new != current:
                     await self._change_live(live, current, new, author=author)
         self._index.forget(target.path)
+        self._record(target.path, author, "Chat change")
 
     async def create(self, target: ChatPath, text: str) -> None:
         """Write a new note (refused with PathRefused when something is there already)."""
         _check_size(text.encode("utf-8"), target.path)
         await anyio.to_thread.run_sync(_create_file, self._folders, target.path, text)
         self._index.forget(target.path)
+        if self._history is not None:
+            self._history.created(target.path, "chat")
+
+    def _record(self, path: Path, author: str, message: str) -> None:
+        """Note the write for history (its bytes are read when it is committed)."""
+        if self._history is not None:
+            self._history.saved(path, author, None, message)
 
     def _live(self, target: ChatPath) -> LiveDocument | None:
         live = self._documents.get(document_id(target.path))

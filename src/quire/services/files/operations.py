@@ -37,6 +37,7 @@ from quire.fs.names import note_file_name
 from quire.services.events import EventBus
 from quire.services.files.links import LinkUpdater
 from quire.services.files.tree import RecentPaths
+from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.documents import LiveDocuments
 from quire.services.search import SearchService
 from quire.services.windows import Windows
@@ -64,8 +65,10 @@ class FileService:
         *,
         clock: Callable[[], int],
         search: SearchService | None = None,
+        history: HistoryRecorder | None = None,
     ) -> None:
         self._workspaces = workspaces
+        self._history = history
         self._folders = workspaces.inside
         self._documents = documents
         self._windows = windows
@@ -74,7 +77,12 @@ class FileService:
         self.recent = RecentPaths()
         """The paths this service changed lately: the tree feed leaves the watcher's reports
         of them out (their events went out already)."""
-        self._links = LinkUpdater(workspaces, documents, search, on_written=self.recent.note_saved)
+        self._links = LinkUpdater(workspaces, documents, search, on_written=self._link_written)
+
+    def _link_written(self, path: Path) -> None:
+        self.recent.note_saved(path)
+        if self._history is not None:
+            self._history.saved(path, "owner", None, "Update links")
 
     async def saved(self, path: Path) -> None:
         """A document was saved (by rename, which the watcher reports as a new name): not a
@@ -94,6 +102,8 @@ class FileService:
             _, text = await anyio.to_thread.run_sync(read_document, self._folders, template)
         made = await anyio.to_thread.run_sync(ops.create_note, self._folders, target, text)
         self._tree(user, made, "created", is_folder=False)
+        if self._history is not None:
+            self._history.created(made, user)
         return NoteCreated(path=str(made), kind="note")
 
     async def create_folder(self, user: str, path: Path) -> NoteCreated:
@@ -115,6 +125,8 @@ class FileService:
         followed = await self._documents.moved(moved.source, moved.target)
         await self._windows.follow_move(moved.source, moved.target)
         self._tree(user, moved.source, "moved", is_folder=moved.is_folder, to=moved.target)
+        if self._history is not None:
+            self._history.moved(moved.source, moved.target, user, is_folder=moved.is_folder)
         updated: tuple[str, ...] = ()
         if plan is not None:
             updated = await self._links.apply(plan.moved_to(moved.source, moved.target), user)
@@ -130,6 +142,8 @@ class FileService:
         """Copy the file or folder ``path`` to the new path ``to``."""
         made, count = await anyio.to_thread.run_sync(ops.copy_entry, self._folders, path, to)
         self._tree(user, made, "created", is_folder=count.folders > 0)
+        if self._history is not None:
+            self._history.created(made, user, is_folder=count.folders > 0)
         return Copied(
             path=str(path),
             to=str(made),
@@ -148,6 +162,8 @@ class FileService:
         await self._documents.forget(entry.original)
         closed = await self._windows.close_deleted(entry.original)
         self._tree(user, entry.original, "deleted", is_folder=entry.is_folder)
+        if self._history is not None:
+            self._history.deleted(entry.original, user, is_folder=entry.is_folder)
         return Deleted(path=str(entry.original), trash_id=entry.entry_id, tabs_closed=closed)
 
     async def trash_list(self) -> TrashList:
@@ -172,6 +188,8 @@ class FileService:
             lambda: trash.restore_entry(self._folders, entry, to=to)
         )
         self._tree(user, restored, "created", is_folder=entry.is_folder)
+        if self._history is not None:
+            self._history.created(restored, user, is_folder=entry.is_folder)
         return TrashRestored(id=entry_id, path=str(restored))
 
     async def empty_trash(self, *, expired_only: bool = False) -> TrashEmptied:
@@ -207,6 +225,8 @@ class FileService:
 
         written = await anyio.to_thread.run_sync(run)
         self.recent.note_saved(written)
+        if self._history is not None:
+            self._history.saved(written, user, None)
         return Appended(path=str(written), live=False)
 
     async def upload(
@@ -218,6 +238,8 @@ class FileService:
             lambda: ops.upload_file(self._folders, path, chunks, limit=MAX_UPLOAD_BYTES)
         )
         self._tree(user, made, "created", is_folder=False)
+        if self._history is not None:
+            self._history.created(made, user)
         link = None if note is None else picture_link(made, note)
         return Uploaded(path=str(made), size=size, link=link)
 

@@ -85,6 +85,7 @@ class LiveDocuments:
         self._watcher: FolderWatcher | None = None
         self._exit_stack: AsyncExitStack | None = None
         self._on_saved: list[Callable[[Path], Awaitable[None]]] = []
+        self._on_written: list[Callable[[Path, str, str], None]] = []
         self._moved_ids: dict[str, str] = {}
         """The id a renamed document keeps, by the id its new path would have."""
 
@@ -129,6 +130,11 @@ class LiveDocuments:
         """Await ``listener`` with a document's path after each save of it (the search index
         takes the new text at once). A listener must not raise."""
         self._on_saved.append(listener)
+
+    def on_written(self, listener: Callable[[Path, str, str], None]) -> None:
+        """Call ``listener`` with a document's path, the save's author and the text written,
+        after each save (history records it). It must return at once and must not raise."""
+        self._on_written.append(listener)
 
     async def open(self, path: Path) -> LiveDocument:
         """The live document of ``path`` (absolute, resolved, checked), loading it if needed.
@@ -314,7 +320,7 @@ class LiveDocuments:
             current, changes = await changes_to(live, new)
             await self._apply_text(live, current, new, changes, Origin("agent", author))
             if save:
-                await self._save_after_edit(live, "The content was replaced")
+                await self._save_after_edit(live, "The content was replaced", author)
         return ContentSet(self.versions.give(doc_id, wanted), conflicts)
 
     async def read(self, doc_id: str) -> tuple[str, str]:
@@ -343,15 +349,15 @@ class LiveDocuments:
 
     # Saving, reloading and conflicts
 
-    async def save(self, doc_id: str) -> None:
+    async def save(self, doc_id: str, *, author: str = OWNER) -> None:
         """Write the live text to the file (atomically) and mark the buffer clean.
 
         Refused (EditRefused) while the file conflicts with unsaved edits: resolve it first.
         """
         live = self._require(doc_id)
         async with live.lock:
-            await self._save_checked(live)
-        await self._saved(live.path)
+            text = await self._save_checked(live)
+        await self._saved(live.path, author, text)
 
     async def resolve_conflict(self, doc_id: str, keep: Keep) -> None:
         """End a conflict: keep the person's text (``mine``; it stays unsaved, now based on the
@@ -503,7 +509,7 @@ class LiveDocuments:
         """Announce and (on request) save an applied (so stored) replacement."""
         self._publish(*edit_events(live, result.text, result.start, result.end, author=author))
         if save:
-            await self._save_after_edit(live, "The edit was applied")
+            await self._save_after_edit(live, "The edit was applied", author)
         return EditOutcome(
             doc_id=live.doc_id,
             path=live.path,
@@ -515,18 +521,18 @@ class LiveDocuments:
             version=self.versions.give(live.doc_id, result.text),
         )
 
-    async def _save_after_edit(self, live: LiveDocument, what: str) -> None:
-        await self._save_checked(live, what)
-        await self._saved(live.path)
+    async def _save_after_edit(self, live: LiveDocument, what: str, author: str) -> None:
+        text = await self._save_checked(live, what)
+        await self._saved(live.path, author, text)
 
-    async def _save_checked(self, live: LiveDocument, what: str = "") -> None:
+    async def _save_checked(self, live: LiveDocument, what: str = "") -> str:
         """``save_to_file``, failing with an error that says what was applied (``what``: the
         edit made before the save, if any) and whether the file took the text: the file is
         written before the buffer is marked clean, so a full database can fail a save whose
         file write succeeded."""
         text = live.text()
         try:
-            await save_to_file(live, self._folders)
+            return await save_to_file(live, self._folders)
         except QuireError as exc:
             saved = False
             if isinstance(exc, StorageFailed):
@@ -549,7 +555,9 @@ class LiveDocuments:
                 )
             raise exc.with_message(message) from exc
 
-    async def _saved(self, path: Path) -> None:
+    async def _saved(self, path: Path, author: str, text: str) -> None:
+        for written in self._on_written:
+            written(path, author, text)
         for listener in self._on_saved:
             await listener(path)
 

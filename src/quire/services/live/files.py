@@ -105,10 +105,11 @@ async def changes_to(live: LiveDocument, new: str) -> tuple[str, list[TextChange
     return _diff_on_loop(live, new) if diffed is None else diffed
 
 
-async def save_to_file(live: LiveDocument, folders: AllowedFolders) -> None:
+async def save_to_file(live: LiveDocument, folders: AllowedFolders) -> str:
     """Write the live text to the file atomically and rest the buffer on it (clean, unless an
-    editor typed during the write). Refused (EditRefused) while the file conflicts, and
-    (PathRefused) when the file's folder is no longer the one it was opened from."""
+    editor typed during the write); the text written. Refused (EditRefused) while the file
+    conflicts, and (PathRefused) when the file's folder is no longer the one it was opened
+    from."""
     if live.conflict is not None:
         raise EditRefused(
             f"'{live.path}' changed on disk while it had unsaved edits, so saving now would "
@@ -121,6 +122,7 @@ async def save_to_file(live: LiveDocument, folders: AllowedFolders) -> None:
             partial(write_document, folders, live.path, text, folder=live.folder)
         )
         await live.journal.reset_locked(live.ydoc, live.content, text)
+    return text
 
 
 async def _diff(live: LiveDocument, new: str) -> tuple[str, list[TextChange]] | None:

@@ -1,0 +1,1 @@
+"""History: saves recorded as git commits (``recorder``) and looking back (``service``)."""
