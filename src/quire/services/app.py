@@ -17,6 +17,8 @@ import anyio
 from quire.core.state import inbox_folder
 from quire.db.engine import Database, open_database
 from quire.services.agents.machine import MachineFacts
+from quire.services.approvals.notices import Notices
+from quire.services.approvals.queue import Approvals
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.export import ExportService
@@ -56,6 +58,10 @@ class AppServices:
     """The search index; None only in test harnesses that build the services by hand."""
     files: FileService | None = None
     """The file operations; None only in test harnesses that build the services by hand."""
+    approvals: Approvals | None = None
+    """Agent approvals; None only in test harnesses that build the services by hand."""
+    notices: Notices | None = None
+    """Agent notices; None only in test harnesses that build the services by hand."""
 
 
 @asynccontextmanager
@@ -101,6 +107,8 @@ async def open_services(
         documents.on_saved(files.saved)
         feed = await stack.enter_async_context(TreeFeed(workspaces, bus, files.recent))
         search.on_watched(feed.watched)
+        approvals = Approvals(database, bus, clock=clock)
+        notices = Notices(database, bus, approvals, clock=clock)
         yield AppServices(
             settings=settings,
             database=database,
@@ -116,6 +124,8 @@ async def open_services(
             export=export,
             search=search,
             files=files,
+            approvals=approvals,
+            notices=notices,
         )
 
 

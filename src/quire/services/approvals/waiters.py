@@ -1,0 +1,42 @@
+"""Who waits on which approval request: events set the moment a request ends.
+
+Owns only that bookkeeping, in one event loop; it decides nothing and touches no storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import anyio
+
+
+class Waiters:
+    """The wake-up events of the requests someone waits on."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, set[anyio.Event]] = {}
+
+    @contextmanager
+    def listening(self, approval_id: str) -> Iterator[anyio.Event]:
+        """An event ``wake`` sets when ``approval_id`` ends, for as long as the block runs.
+        Take it before reading the request: an end recorded after the read then sets it."""
+        event = anyio.Event()
+        self._events.setdefault(approval_id, set()).add(event)
+        try:
+            yield event
+        finally:
+            events = self._events.get(approval_id)
+            if events is not None:
+                events.discard(event)
+                if not events:
+                    del self._events[approval_id]
+
+    def wake(self, approval_id: str) -> None:
+        """Set the event of everyone listening on ``approval_id``."""
+        for event in self._events.pop(approval_id, set()):
+            event.set()
+
+    def count(self, approval_id: str) -> int:
+        """How many listen on ``approval_id`` now."""
+        return len(self._events.get(approval_id, ()))
