@@ -44,7 +44,7 @@ def box(tmp_path: Path) -> Box:
 
 def test_check_names_every_bad_line_and_exits_1(box: Box) -> None:
     box.policy.write_text("TOOLS=Bash\nMAX_WAIT=5\nOOPS=1\nno equals\n", encoding="utf-8")
-    code, out, err = box.run("approval", "check")
+    code, _, err = box.run("approval", "check")
     assert code == 1
     assert "line 2: MAX_WAIT must be a whole number of seconds from 10 to 3600" in err
     assert "line 3: unknown key 'OOPS'" in err

@@ -179,8 +179,8 @@ def _describe(path: Path, policy: Policy, tool: str, raw_input: str) -> None:
     click.echo(f"A {tool} request {json.dumps(sample)}: {_ROUTES[route(policy, ask)]}.")
     if policy.server != "local":
         click.echo(
-            f"SERVER={policy.server}: this Quire cannot sign in to another server yet; only `local` "
-            "is sent, so the hooks send nothing."
+            f"SERVER={policy.server}: this Quire cannot sign in to another server yet; only "
+            "`local` is sent, so the hooks send nothing."
         )
 
 
