@@ -228,13 +228,15 @@ async def test_every_failure_prints_nothing_exits_0_and_sends_nothing(
 async def test_an_expired_request_prints_nothing(tmp_path: Path, workspace: Path) -> None:
     machine = make_machine(tmp_path)
     clock = Clock()
-    async with app_on_a_port(machine, workspace, clock) as (services, info):
-        async with person_at(info) as person:
-            hook = await machine.start_hook(encoded(ask()))
-            card = await person.card()
-            clock.now = card["deadline"]
-            listed = await person.listing()  # the list records the expiry, waking the hook
-            ran = await finished(hook)
+    async with (
+        app_on_a_port(machine, workspace, clock) as (_, info),
+        person_at(info) as person,
+    ):
+        hook = await machine.start_hook(encoded(ask()))
+        card = await person.card()
+        clock.now = card["deadline"]
+        listed = await person.listing()  # the list records the expiry, waking the hook
+        ran = await finished(hook)
     assert [a["status"] for a in listed["approvals"]] == ["expired"]
     assert (ran.code, ran.stdout) == (0, b""), ran.stderr
 
@@ -266,20 +268,40 @@ async def test_a_card_answered_in_the_terminal_closes_and_the_hook_prints_nothin
     tmp_path: Path, workspace: Path
 ) -> None:
     machine = make_machine(tmp_path)
-    async with app_on_a_port(machine, workspace, Clock()) as (_, info):
-        async with person_at(info) as person:
-            hook = await machine.start_hook(encoded(ask()))
-            card = await person.card()
-            post_tool_use = {
-                **ask(),
-                "hook_event_name": "PostToolUse",
-                "tool_response": {"stdout": ""},
-            }
-            done = await machine.hook(encoded(post_tool_use), command="done")
-            ran = await finished(hook)
-            listed = await person.listing()
+    async with (
+        app_on_a_port(machine, workspace, Clock()) as (_, info),
+        person_at(info) as person,
+    ):
+        hook = await machine.start_hook(encoded(ask()))
+        card = await person.card()
+        post_tool_use = {**ask(), "hook_event_name": "PostToolUse", "tool_response": {}}
+        done = await machine.hook(encoded(post_tool_use), command="done")
+        ran = await finished(hook)
+        listed = await person.listing()
     assert (done.code, done.stdout) == (0, b"")
     assert (ran.code, ran.stdout) == (0, b""), ran.stderr
     assert [(a["approvalId"], a["status"]) for a in listed["approvals"]] == [
         (card["approvalId"], "answered")
     ]
+
+
+async def test_notify_raises_a_notice_but_not_while_a_card_of_the_session_asks(
+    tmp_path: Path, workspace: Path
+) -> None:
+    machine = make_machine(tmp_path)
+    idle = {**ask(), "hook_event_name": "Notification", "notification_type": "idle_prompt"}
+    prompt = {**idle, "notification_type": "permission_prompt", "session_id": "sess-2"}
+    async with (
+        app_on_a_port(machine, workspace, Clock()) as (_, info),
+        person_at(info) as person,
+    ):
+        hook = await machine.start_hook(encoded(ask(session_id="sess-2")))
+        await person.card()
+        ran = [await machine.hook(encoded(n), command="notify") for n in (idle, prompt)]
+        notices = (await person.listing())["notices"]
+        await machine.hook(
+            encoded({**ask(session_id="sess-2"), "hook_event_name": "Stop"}), command="done"
+        )
+        assert (await finished(hook)).stdout == b""
+    assert [(r.code, r.stdout) for r in ran] == [(0, b""), (0, b"")]
+    assert [(n["sessionId"], n["kind"]) for n in notices] == [("sess-1", "idle")]
