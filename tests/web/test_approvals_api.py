@@ -29,11 +29,6 @@ ASKED: dict[str, Any] = {
 }
 
 
-@pytest.fixture
-def settings(settings: Settings) -> Settings:
-    return settings.model_copy(update={"approvals_enabled": True})
-
-
 async def login(client: httpx.AsyncClient) -> dict[str, str]:
     response = await client.get("/", params={"token": TOKEN})
     assert response.status_code == 303

@@ -15,19 +15,12 @@ import httpx
 import pytest
 
 from quire.api.operations import OPERATIONS
-from quire.settings.model import Settings
 from tests.support.contract import operation_of
 from tests.web.conftest import AUTH, TOKEN
 
 pytestmark = pytest.mark.anyio
 
 NOTE = "# Plan\n\n- [ ] write it\n- [x] read it\n\nSome text to find.\n"
-
-
-@pytest.fixture
-def settings(settings: Settings) -> Settings:
-    """The web tests' settings with agent approvals on, so their routes answer too."""
-    return settings.model_copy(update={"approvals_enabled": True})
 
 
 class Walk:

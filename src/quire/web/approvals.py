@@ -128,9 +128,9 @@ async def decide_approval(request: Request, approvals: Approvals, _: Notices) ->
     word) or allow_session, bound to `input_hash`; a question's `answers` and `other`. Only a
     browser login decides: an API token gets 403. 409 when the request ended or the hash is
     another input's. Answers the request's record."""
+    body = await read_body(request, ApprovalDecisionBody)
     if not signed_in_by_browser(request):
         raise BrowserLoginNeeded(TOKEN_CANNOT_DECIDE)
-    body = await read_body(request, ApprovalDecisionBody)
     approval = await approvals.decide(
         current_user(request),
         _approval_id(request),
