@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import chat, chat_format, export, markdown, mcp, search, server, ui
+from bench import approvals, chat, chat_format, export, markdown, mcp, search, server, ui
 
 SUITES = {
     "markdown": markdown.run,
@@ -15,6 +15,7 @@ SUITES = {
     "ui": ui.run,
     "export": export.run,
     "search": search.run,
+    "approvals": approvals.run,
 }
 
 

@@ -2,7 +2,7 @@
 // (tabs, active document, views, present mode): the browser asks it to change and mirrors the
 // `window` events it sends back, so every open browser and every agent sees the same window.
 
-import { refreshApprovals } from "./approvals/approvalsState";
+import { applyApprovalEvent, refreshApprovals } from "./approvals/approvalsState";
 import { openExportDialog } from "./exporting";
 import { batch, computed, signal } from "@preact/signals";
 import {
@@ -494,6 +494,8 @@ export function handleEvent(event: WindowEvent): void {
       void refreshFiles();
       break;
     case "approval":
+      applyApprovalEvent(data);
+      break;
     case "notice":
       void refreshApprovals();
       break;

@@ -42,6 +42,26 @@ export async function refreshApprovals(): Promise<void> {
   }
 }
 
+const ENDED_SHOWN = 20;
+
+/** An `approval` event: its record replaces (or joins) the list at once, with no refetch. */
+export function applyApprovalEvent(data: Record<string, unknown>): void {
+  const card = data.approval as ApprovalCard | undefined;
+  if (!card || typeof card.approvalId !== "string") {
+    void refreshApprovals();
+    return;
+  }
+  approvalsEnabled.value = true;
+  const others = approvals.peek().filter((old) => old.approvalId !== card.approvalId);
+  const pending = [...others.filter((old) => old.status === "pending"), ...(card.status === "pending" ? [card] : [])];
+  pending.sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
+  const ended = [...(card.status === "pending" ? [] : [card]), ...others.filter((old) => old.status !== "pending")];
+  ended.sort((a, b) => b.createdAt - a.createdAt || b.approvalId.localeCompare(a.approvalId));
+  const next = [...pending, ...ended.slice(0, ENDED_SHOWN)];
+  notifyNew(next);
+  approvals.value = next;
+}
+
 export async function decide(
   card: ApprovalCard,
   behavior: Behavior,
@@ -49,15 +69,16 @@ export async function decide(
 ): Promise<void> {
   approvalError.value = null;
   try {
-    await request("POST", `/api/approvals/${encodeURIComponent(card.approvalId)}/decision`, {
-      input_hash: card.inputHash,
-      behavior,
-      ...extra,
-    });
+    const decided = await request<ApprovalCard>(
+      "POST",
+      `/api/approvals/${encodeURIComponent(card.approvalId)}/decision`,
+      { input_hash: card.inputHash, behavior, ...extra },
+    );
+    applyApprovalEvent({ approval: decided });
   } catch (error) {
     approvalError.value = error instanceof Error ? error.message : String(error);
+    await refreshApprovals();
   }
-  await refreshApprovals();
 }
 
 export async function dismissNotice(notice: Notice): Promise<void> {

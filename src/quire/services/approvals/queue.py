@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
+from quire.api.approvals import ApprovalRecord
 from quire.api.events import ApprovalData, ApprovalEvent
 from quire.core.approvals.binding import input_hash
 from quire.core.approvals.hook_input import HARNESSES
@@ -27,12 +28,12 @@ from quire.core.views import whole_number
 from quire.db import approvals as store
 from quire.db import chats as chat_store
 from quire.db.approvals import ApprovalStatus, StoredApproval
+from quire.db.chats import StoredSession
 from quire.services.approvals.records import approval_record, decision_of, decision_value
 from quire.services.approvals.waiters import Waiters
 from quire.services.reviews.timer import Sleep, wait_or_sleep
 
 if TYPE_CHECKING:
-    from quire.api.approvals import ApprovalRecord
     from quire.db.engine import Database
     from quire.services.events import EventBus
 
@@ -116,6 +117,7 @@ class Approvals:
                     total, on_label = await store.waiting_counts(session, user, machine_label)
                     _check_caps(total, on_label, machine_label)
                     await store.insert_approval(session, approval)
+                    await store.prune_approvals(session, user, ENDED_KEPT)
         await self._announce(approval)
         return approval
 
@@ -140,7 +142,8 @@ class Approvals:
                 if now >= ends:
                     return approval
                 await wait_or_sleep(wakeup, min(ends, approval.deadline_ms) - now, self._sleep)
-                approval = await self.get(user, approval_id)
+                ended = self._waiters.ended(approval_id)
+                approval = ended if ended is not None else await self.get(user, approval_id)
         return approval
 
     async def decide(
@@ -205,12 +208,19 @@ class Approvals:
     async def listing(self, user: str) -> tuple[list[ApprovalRecord], int]:
         """The records of the user's pending requests (oldest first) then the recently
         ended ones (newest first), and how many are pending."""
-        async with self._lock:
-            await self._expire_overdue(user, self._clock())
+        async with self._db.session() as session:
+            overdue = await store.overdue_ids(session, user, self._clock())
+        if overdue:
+            async with self._lock:
+                await self._expire_overdue(user, self._clock())
         async with self._db.session() as session:
             pending = await store.pending_approvals(session, user)
             ended = await store.recent_ended(session, user, ENDED_LISTED)
-        records = [await self.record(approval) for approval in [*pending, *ended]]
+            every = [*pending, *ended]
+            chats = await chat_store.sessions_named(
+                session, user, {approval.session_id for approval in every}
+            )
+        records = [_with_chat(approval, chats.get(approval.session_id)) for approval in every]
         return records, len(pending)
 
     async def record(self, approval: StoredApproval) -> ApprovalRecord:
@@ -218,9 +228,7 @@ class Approvals:
         last chat command named one."""
         async with self._db.session() as session:
             chat = await chat_store.get_session(session, approval.user_id, approval.session_id)
-        if chat is None:
-            return approval_record(approval)
-        return approval_record(approval, agent_name=chat.reader, chat_path=chat.chat_path)
+        return _with_chat(approval, chat)
 
     async def _load(self, user: str, approval_id: str) -> StoredApproval:
         approval = None
@@ -254,12 +262,9 @@ class Approvals:
                 written = await store.record_end(
                     session, approval.id, status, decided_at_ms=now, decision=decision
                 )
-                if written:
-                    await store.prune_approvals(session, approval.user_id, ENDED_KEPT)
-                stored = await store.get_approval(session, approval.id)
-        if not written:
+                stored = None if written else await store.get_approval(session, approval.id)
+        if stored is not None:
             # It ended meanwhile (another server on this database, or a race): that stands.
-            assert stored is not None
             return stored, False
         return replace(approval, status=status, decision=decision, decided_at_ms=now), True
 
@@ -270,13 +275,20 @@ class Approvals:
             await self._end(await self._load(user, approval_id), "expired")
 
     async def _announce(self, approval: StoredApproval) -> None:
+        # The hooks waiting on it hear first: they are what an agent is blocked on.
         if approval.status != "pending":
-            self._waiters.wake(approval.id)
+            self._waiters.wake(approval)
         action = "new" if approval.status == "pending" else approval.status
         record = await self.record(approval)
         self._bus.publish(
             approval.user_id, ApprovalEvent(data=ApprovalData(action=action, approval=record))
         )
+
+
+def _with_chat(approval: StoredApproval, chat: StoredSession | None) -> ApprovalRecord:
+    if chat is None:
+        return approval_record(approval)
+    return approval_record(approval, agent_name=chat.reader, chat_path=chat.chat_path)
 
 
 def _check_fields(

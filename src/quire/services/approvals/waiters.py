@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import anyio
+
+if TYPE_CHECKING:
+    from quire.db.approvals import StoredApproval
 
 
 class Waiters:
@@ -16,6 +20,8 @@ class Waiters:
 
     def __init__(self) -> None:
         self._events: dict[str, set[anyio.Event]] = {}
+        self._ended: dict[str, StoredApproval] = {}
+        """The ended request that woke each id's listeners, kept while someone listens."""
 
     @contextmanager
     def listening(self, approval_id: str) -> Iterator[anyio.Event]:
@@ -31,10 +37,19 @@ class Waiters:
                 events.discard(event)
                 if not events:
                     del self._events[approval_id]
+                    self._ended.pop(approval_id, None)
 
-    def wake(self, approval_id: str) -> None:
-        """Set the event of everyone listening on ``approval_id``."""
-        for event in self._events.pop(approval_id, set()):
+    def ended(self, approval_id: str) -> StoredApproval | None:
+        """The ended request that woke the listeners of ``approval_id``, if one did."""
+        return self._ended.get(approval_id)
+
+    def wake(self, approval: StoredApproval) -> None:
+        """Wake everyone listening on ``approval`` (which ended), handing it over."""
+        events = self._events.get(approval.id)
+        if not events:
+            return
+        self._ended[approval.id] = approval
+        for event in events:
             event.set()
 
     def count(self, approval_id: str) -> int:
