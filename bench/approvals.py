@@ -2,10 +2,11 @@
 showing the approvals list, and the real ``quire approval request`` hook.
 
 Two paths, each p50 as a ratio to a bare HTTP round trip (``GET /health``) in the same run:
-request → card visible (the page sends the request and times until the card is in its DOM,
-against the page's own fetch of /health), and click → hook prints (from the click on Allow until
-the waiting hook's stdout has the decision, against this process's /health round trip).
-Target (issue 17): each within 5x.
+request → card visible (the page sends the request and times until the card is in its DOM),
+and click → hook prints (from the click on Allow until the waiting hook's stdout has the
+decision). Both are judged against the page's own fetch of /health, since both start with a
+request the browser sends; the click is also shown against this process's /health (a client
+with no browser in between). Target (issue 17): each within 5x.
 """
 
 from __future__ import annotations
@@ -207,7 +208,9 @@ def rows(figures: Figures) -> list[list[str]]:
         _row("request → card visible in the list", figures.card_visible, figures.page_health),
         _row("GET /health from this process (baseline of the click)", figures.health,
              figures.health),
-        _row("click Allow → the hook printed", figures.click_printed, figures.health),
+        _row("click Allow → the hook printed", figures.click_printed, figures.page_health),
+        _row("click Allow → the hook printed (vs this process's /health)",
+             figures.click_printed, figures.health),
     ]  # fmt: skip
 
 

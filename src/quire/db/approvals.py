@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.db.models import Approval
@@ -77,12 +77,15 @@ async def waiting_counts(
 ) -> tuple[int, int]:
     """How many of the user's requests wait (pending, deadline not passed is not checked
     here), in all and from ``machine_label``."""
-    pending = (Approval.user_id == user_id) & (Approval.status == "pending")
-    total = await session.scalar(select(func.count()).where(pending))
-    label = await session.scalar(
-        select(func.count()).where(pending & (Approval.machine_label == machine_label))
-    )
-    return int(total or 0), int(label or 0)
+    on_label = case((Approval.machine_label == machine_label, 1), else_=0)
+    row = (
+        await session.execute(
+            select(func.count(), func.coalesce(func.sum(on_label), 0)).where(
+                Approval.user_id == user_id, Approval.status == "pending"
+            )
+        )
+    ).one()
+    return int(row[0]), int(row[1])
 
 
 async def record_end(

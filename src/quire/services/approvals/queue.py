@@ -46,6 +46,8 @@ MAX_WAITING_PER_LABEL: Final = 20
 MAX_BODY_BYTES: Final = 64 * 1024
 """The most a request's tool input and suggestions may take, as JSON."""
 ENDED_KEPT: Final = 200
+PRUNE_EVERY: Final = 16
+"""Ended requests past ENDED_KEPT are pruned at the first request and every 16th after."""
 ENDED_LISTED: Final = 20
 _ID = re.compile(r"[0-9a-f]{8,64}")
 _LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
@@ -65,6 +67,10 @@ class Approvals:
         self._lock = anyio.Lock()
         """Held by every change of a request's status, so each is decided against the last."""
         self._waiters = Waiters()
+        self._requests = 0
+        self._queued: dict[str, StoredApproval] = {}
+        """The requests this server queued and has not seen end: a decision needs no read
+        (the stored status is still checked by the write itself)."""
 
     async def request(
         self,
@@ -96,7 +102,6 @@ class Approvals:
             )
         async with self._lock:
             now = self._clock()
-            await self._expire_overdue(user, now)
             approval = StoredApproval(
                 id=f"{now:012x}{secrets.token_hex(8)}",
                 user_id=user,
@@ -113,13 +118,29 @@ class Approvals:
                 status="pending",
             )
             with anyio.CancelScope(shield=True):
-                async with self._db.session() as session, session.begin():
-                    total, on_label = await store.waiting_counts(session, user, machine_label)
-                    _check_caps(total, on_label, machine_label)
-                    await store.insert_approval(session, approval)
-                    await store.prune_approvals(session, user, ENDED_KEPT)
+                if not await self._insert(approval, check_caps=False):
+                    # Full: the overdue ones no longer wait, so expire them and count again.
+                    await self._expire_overdue(user, now)
+                    await self._insert(approval, check_caps=True)
+            self._queued[approval.id] = approval
         await self._announce(approval)
         return approval
+
+    async def _insert(self, approval: StoredApproval, *, check_caps: bool) -> bool:
+        """Store ``approval`` unless the caps are reached: then False, or with ``check_caps``
+        ApprovalRefused saying which."""
+        user, label = approval.user_id, approval.machine_label
+        async with self._db.session() as session, session.begin():
+            total, on_label = await store.waiting_counts(session, user, label)
+            if total >= MAX_WAITING_PER_ACCOUNT or on_label >= MAX_WAITING_PER_LABEL:
+                if check_caps:
+                    _check_caps(total, on_label, label)
+                return False
+            await store.insert_approval(session, approval)
+            self._requests += 1
+            if self._requests % PRUNE_EVERY == 1:
+                await store.prune_approvals(session, user, ENDED_KEPT)
+        return True
 
     async def get(self, user: str, approval_id: str) -> StoredApproval:
         """The request ``approval_id`` of ``user``, expired once its deadline passed.
@@ -161,7 +182,11 @@ class Approvals:
         the card showed. Raises ApprovalRefused when the request ended already or the hash is
         another input's, InvalidArgument for answers that do not fit."""
         async with self._lock:
-            approval = await self.get(user, approval_id)
+            approval = self._queued.get(approval_id)
+            if approval is None or approval.user_id != user:
+                approval = await self.get(user, approval_id)
+            elif self._clock() >= approval.deadline_ms:
+                approval = await self._end(approval, "expired")
             if approval.status != "pending":
                 raise ApprovalRefused(_ended_message(approval))
             if not isinstance(hash_of_input, str) or not hmac.compare_digest(
@@ -257,6 +282,7 @@ class Approvals:
         """Store how ``approval`` ended if it is still pending; returns it as it then stands
         and whether this call wrote it. Shielded: a cancelled request still records it."""
         now = self._clock()
+        self._queued.pop(approval.id, None)
         with anyio.CancelScope(shield=True):
             async with self._db.session() as session, session.begin():
                 written = await store.record_end(
