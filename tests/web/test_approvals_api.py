@@ -172,3 +172,27 @@ async def test_every_route_is_404_while_approvals_are_off(
                 response = await client.request(method, url, headers=AUTH, json=ASKED)
                 assert response.status_code == 404
                 assert "turned off" in response.json()["error"]["message"]
+
+
+async def test_an_agent_in_a_chat_gets_one_neutral_line_there_never_the_command(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
+    chat = settings.workspaces[0] / "Chats" / "build.md"
+    made = await client.post("/api/chats", headers=AUTH, json={"path": str(chat), "title": "B"})
+    assert made.status_code == 200, made.text
+    waited = await client.post(
+        "/api/chats/wait",
+        headers=AUTH,
+        json={"path": str(chat), "as": "Builder", "after": 0, "timeoutMs": 1000, "session": "s1"},
+    )
+    assert waited.status_code == 200, waited.text
+    approval = await ask(client, tool_input={"command": "deploy --secret-token=abc"})
+    notice = {"session_id": "s1", "harness": "claude-code", "machine_label": "box"}
+    await client.post("/api/notices", headers=AUTH, json={**notice, "kind": "idle"})
+    record = (await client.get(f"/api/approvals/{approval['approvalId']}", headers=AUTH)).json()
+    assert (record["agentName"], record["chatPath"]) == ("Builder", str(chat.resolve()))
+    text = chat.read_text(encoding="utf-8")
+    assert "Builder (Claude Code on box) is waiting for approval" in text
+    assert "secret-token" not in text
+    assert "deploy" not in text
+    assert text.count("Builder (Claude Code on box)") == 1  # one line per 5 minutes

@@ -17,6 +17,7 @@ import anyio
 from quire.core.state import inbox_folder
 from quire.db.engine import Database, open_database
 from quire.services.agents.machine import MachineFacts
+from quire.services.approvals.chat_lines import AUTHOR, ChatLines, Post
 from quire.services.approvals.notices import Notices
 from quire.services.approvals.queue import Approvals
 from quire.services.chat.chats import ChatService
@@ -107,8 +108,9 @@ async def open_services(
         documents.on_saved(files.saved)
         feed = await stack.enter_async_context(TreeFeed(workspaces, bus, files.recent))
         search.on_watched(feed.watched)
-        approvals = Approvals(database, bus, clock=clock)
-        notices = Notices(database, bus, approvals, clock=clock)
+        lines = ChatLines(_chat_poster(chats) if settings.chat_enabled else None, clock=clock)
+        approvals = Approvals(database, bus, clock=clock, lines=lines)
+        notices = Notices(database, bus, approvals, clock=clock, lines=lines)
         yield AppServices(
             settings=settings,
             database=database,
@@ -127,6 +129,15 @@ async def open_services(
             approvals=approvals,
             notices=notices,
         )
+
+
+def _chat_poster(chats: ChatService) -> Post:
+    """Posts an approval's neutral line into a chat as Quire, through the chat's one append."""
+
+    async def post(user: str, chat_path: str, text: str) -> object:
+        return await chats.post(user, Path(chat_path), AUTHOR, text)
+
+    return post
 
 
 def _inbox(state_dir: Path) -> tuple[Path, ...]:

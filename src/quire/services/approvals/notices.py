@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from quire.api.events import NoticeData, NoticeEvent
 from quire.core.errors import InvalidArgument
+from quire.db import chats as chat_store
 from quire.db import notices as store
 from quire.db.notices import NoticeKind, StoredNotice
+from quire.services.approvals.chat_lines import ChatLines, asker
 from quire.services.approvals.records import notice_record
 
 if TYPE_CHECKING:
@@ -36,9 +38,16 @@ class Notices:
     """Every user's notices; one instance per server."""
 
     def __init__(
-        self, db: Database, bus: EventBus, approvals: Approvals, *, clock: Callable[[], int]
+        self,
+        db: Database,
+        bus: EventBus,
+        approvals: Approvals,
+        *,
+        clock: Callable[[], int],
+        lines: ChatLines | None = None,
     ) -> None:
         self._db = db
+        self._lines = lines
         self._bus = bus
         self._approvals = approvals
         self._clock = clock
@@ -77,7 +86,12 @@ class Notices:
         async with self._db.session() as session, session.begin():
             await store.drop_expired(session, now)
             await store.put_notice(session, notice)
+            chat = await chat_store.get_session(session, user, session_id)
         self._publish(notice, "raised")
+        if self._lines is not None and chat is not None:
+            who = asker(chat.reader, harness, machine_label)
+            line = f"⏳ {who} {DEFAULT_MESSAGES[kind]}."
+            await self._lines.say(user, session_id, chat.chat_path, line)
         return notice
 
     async def live(self, user: str) -> list[NoticeRecord]:

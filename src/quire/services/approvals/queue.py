@@ -29,6 +29,7 @@ from quire.db import approvals as store
 from quire.db import chats as chat_store
 from quire.db.approvals import ApprovalStatus, StoredApproval
 from quire.db.chats import StoredSession
+from quire.services.approvals.chat_lines import ChatLines, asker
 from quire.services.approvals.records import approval_record, decision_of, decision_value
 from quire.services.approvals.waiters import Waiters
 from quire.services.reviews.timer import Sleep, wait_or_sleep
@@ -58,9 +59,16 @@ class Approvals:
     """Every user's approval requests; one instance per server, in the process's event loop."""
 
     def __init__(
-        self, db: Database, bus: EventBus, *, clock: Callable[[], int], sleep: Sleep = anyio.sleep
+        self,
+        db: Database,
+        bus: EventBus,
+        *,
+        clock: Callable[[], int],
+        sleep: Sleep = anyio.sleep,
+        lines: ChatLines | None = None,
     ) -> None:
         self._db = db
+        self._lines = lines
         self._bus = bus
         self._clock = clock
         self._sleep = sleep
@@ -123,7 +131,11 @@ class Approvals:
                     await self._expire_overdue(user, now)
                     await self._insert(approval, check_caps=True)
             self._queued[approval.id] = approval
-        await self._announce(approval)
+        record = await self._announce(approval)
+        if self._lines is not None and record.chat_path is not None and record.agent_name:
+            who = asker(record.agent_name, approval.harness, approval.machine_label)
+            line = f"⏳ {who} is waiting for approval (answer it in Quire's approvals)."
+            await self._lines.say(user, approval.session_id, record.chat_path, line)
         return approval
 
     async def _insert(self, approval: StoredApproval, *, check_caps: bool) -> bool:
@@ -300,7 +312,7 @@ class Approvals:
         for approval_id in overdue:
             await self._end(await self._load(user, approval_id), "expired")
 
-    async def _announce(self, approval: StoredApproval) -> None:
+    async def _announce(self, approval: StoredApproval) -> ApprovalRecord:
         # The hooks waiting on it hear first: they are what an agent is blocked on.
         if approval.status != "pending":
             self._waiters.wake(approval)
@@ -309,6 +321,7 @@ class Approvals:
         self._bus.publish(
             approval.user_id, ApprovalEvent(data=ApprovalData(action=action, approval=record))
         )
+        return record
 
 
 def _with_chat(approval: StoredApproval, chat: StoredSession | None) -> ApprovalRecord:
