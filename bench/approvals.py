@@ -203,10 +203,10 @@ def _row(name: str, samples: list[float], baseline: list[float]) -> list[str]:
 def rows(figures: Figures) -> list[list[str]]:
     """The table's rows: each baseline, then each path with its ratio to its baseline."""
     return [
-        _row("GET /health from the page (baseline of the card)", figures.page_health,
+        _row("GET /health from the page (the baseline)", figures.page_health,
              figures.page_health),
         _row("request → card visible in the list", figures.card_visible, figures.page_health),
-        _row("GET /health from this process (baseline of the click)", figures.health,
+        _row("GET /health from this process", figures.health,
              figures.health),
         _row("click Allow → the hook printed", figures.click_printed, figures.page_health),
         _row("click Allow → the hook printed (vs this process's /health)",
