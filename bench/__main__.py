@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import sys
 
-from bench import chat, chat_format, export, files, history, markdown, mcp, search, server, ui
+from bench import (
+    approvals,
+    chat,
+    chat_format,
+    export,
+    files,
+    history,
+    markdown,
+    mcp,
+    search,
+    server,
+    ui,
+)
 
 SUITES = {
     "markdown": markdown.run,
@@ -17,6 +29,7 @@ SUITES = {
     "search": search.run,
     "files": files.run,
     "history": history.run,
+    "approvals": approvals.run,
 }
 
 

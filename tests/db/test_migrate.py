@@ -17,7 +17,7 @@ from quire.db.migrate import HEAD_REVISION, MIGRATIONS_DIR, alembic_config, migr
 from quire.db.models import Base
 
 TABLES = {"users", "windows", "tabs", "recents", "buffers", "buffer_updates", "reviews"}
-TABLES |= {"chat_cursors", "chat_sessions", "chat_pins"}
+TABLES |= {"chat_cursors", "chat_sessions", "chat_pins", "approvals", "notices"}
 
 
 def _differences(connection: Connection) -> list[Any]:

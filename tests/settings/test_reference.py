@@ -45,7 +45,15 @@ def test_the_example_quire_toml_is_one_the_server_accepts(tmp_path: Path) -> Non
     path = tmp_path / "quire.toml"
     path.write_text(example.group(1), encoding="utf-8")
     config = read_config(path)
-    assert set(config) == {"workspaces", "server", "chat", "export", "preview", "history"}
+    assert set(config) == {
+        "workspaces",
+        "server",
+        "chat",
+        "approvals",
+        "export",
+        "preview",
+        "history",
+    }
 
 
 def test_the_example_quire_toml_sets_every_key_the_file_may_hold(tmp_path: Path) -> None:

@@ -31,7 +31,10 @@ def settings(tmp_path: Path) -> Settings:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     (workspace / "welcome.md").write_text("# Welcome\n", encoding="utf-8")
-    return Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=PORT)
+    # Agent approvals on, so every route answers (tests of the turned-off server make their own).
+    return Settings(
+        workspaces=(workspace,), state_dir=tmp_path / "state", port=PORT, approvals_enabled=True
+    )
 
 
 @pytest.fixture

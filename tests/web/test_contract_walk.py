@@ -18,7 +18,7 @@ from quire.api.operations import OPERATIONS
 from quire.services.app import AppServices
 from quire.settings.model import Settings
 from tests.support.contract import operation_of
-from tests.web.conftest import AUTH, PORT
+from tests.web.conftest import AUTH, PORT, TOKEN
 
 pytestmark = pytest.mark.anyio
 
@@ -117,6 +117,32 @@ async def test_every_operation_answers_with_its_model(
     await get(f"/api/reviews/{review}/wait", params={"wait_ms": 1000})
     await post(f"/api/reviews/{review}/wait", {"wait_ms": 1000})
     await get("/api/annotations", params={"path": str(note)})
+
+    asked = {
+        "harness": "claude-code",
+        "session_id": "s9",
+        "cwd": str(workspace),
+        "tool_name": "Bash",
+        "tool_input": {"command": "make"},
+        "machine_label": "box",
+    }
+    approval = (await post("/api/approvals", asked)).json()
+    await get("/api/approvals")
+    await get(f"/api/approvals/{approval['approvalId']}")
+    login = await walk.client.get("/", params={"token": TOKEN})
+    decided = await walk.client.post(
+        f"/api/approvals/{approval['approvalId']}/decision",
+        headers={"Cookie": f"quire_session={login.cookies['quire_session']}"},
+        json={"input_hash": approval["inputHash"], "behavior": "allow"},
+    )
+    walk.client.cookies.clear()
+    assert decided.status_code == 200, decided.text
+    walk.seen.add(("POST", "/api/approvals/{approval_id}/decision"))
+    await get(f"/api/approvals/{approval['approvalId']}/wait", params={"wait_ms": 1000})
+    await post("/api/approvals/done", {"session_id": "s9"})
+    notice = {"session_id": "s9", "harness": "codex", "machine_label": "box", "kind": "idle"}
+    await post("/api/notices", notice)
+    await post("/api/notices/dismiss", {"session_id": "s9", "kind": "idle"})
 
     await get("/api/agents")
     await post("/api/agents/hook", {"remove": True})

@@ -2,6 +2,7 @@
 // (tabs, active document, views, present mode): the browser asks it to change and mirrors the
 // `window` events it sends back, so every open browser and every agent sees the same window.
 
+import { applyApprovalEvent, refreshApprovals } from "./approvals/approvalsState";
 import { openExportDialog } from "./exporting";
 import { batch, computed, signal } from "@preact/signals";
 import {
@@ -240,6 +241,7 @@ export function boot(): void {
   void refreshFiles();
   void refreshRecents();
   void refreshReview();
+  void refreshApprovals();
 }
 
 /** After the event socket reconnects: anything may have changed while it was down. */
@@ -249,6 +251,7 @@ export function resync(): void {
   if (tab) refreshDocumentState(tab.docId);
   void refreshRecents();
   void refreshReview();
+  void refreshApprovals();
 }
 
 export async function openPath(path: string, mode?: "read" | "edit", line?: number): Promise<void> {
@@ -489,6 +492,12 @@ export function handleEvent(event: WindowEvent): void {
     }
     case "files":
       void refreshFiles();
+      break;
+    case "approval":
+      applyApprovalEvent(data);
+      break;
+    case "notice":
+      void refreshApprovals();
       break;
     case "export": {
       // An agent asked (the export tool without output_path): show the dialog to the person.

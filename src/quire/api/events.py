@@ -10,6 +10,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter
 
+from quire.api.approvals import ApprovalRecord, NoticeRecord
 from quire.api.base import Answer, omitted_when_none
 from quire.api.exports import ExportFormat
 from quire.api.files import TreeData
@@ -170,6 +171,30 @@ class TreeEvent(Answer):
     data: TreeData
 
 
+class ApprovalData(Answer):
+    """An approval request was queued (``new``) or ended (its status now)."""
+
+    action: Literal["new", "decided", "expired", "answered"]
+    approval: ApprovalRecord
+
+
+class ApprovalEvent(Answer):
+    kind: Literal["approval"] = "approval"
+    data: ApprovalData
+
+
+class NoticeData(Answer):
+    """A notice was raised (or replaced one) or went away."""
+
+    action: Literal["raised", "removed"]
+    notice: NoticeRecord
+
+
+class NoticeEvent(Answer):
+    kind: Literal["notice"] = "notice"
+    data: NoticeData
+
+
 Event: TypeAlias = Annotated[
     OpenEvent
     | PresentEvent
@@ -182,7 +207,9 @@ Event: TypeAlias = Annotated[
     | ChatDeletedEvent
     | ChatPresenceEvent
     | ExportEvent
-    | TreeEvent,
+    | TreeEvent
+    | ApprovalEvent
+    | NoticeEvent,
     Field(discriminator="kind"),
 ]
 """Any event the services publish; ``kind`` says which."""

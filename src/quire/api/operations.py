@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from quire.api import (
     agents,
+    approvals,
     chats,
     documents,
     export_requests,
@@ -21,7 +22,7 @@ from quire.api import (
     server,
     windows,
 )
-from quire.api.base import Answer, StrictBody
+from quire.api.base import Answer, Ok, StrictBody
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,24 @@ OPERATIONS: tuple[Operation, ...] = (
               answer=windows.WorkspaceList),
     Operation("POST", "/api/reviews", "Request a review", "reviews", reviews.RequestBody,
               answer=reviews.ReviewOutcome),
+    Operation("POST", "/api/approvals", "Queue an agent's permission request", "approvals",
+              approvals.ApprovalRequestBody, answer=approvals.ApprovalRequested),
+    Operation("GET", "/api/approvals", "The approvals list and notices", "approvals",
+              answer=approvals.ApprovalList),
+    Operation("POST", "/api/approvals/done", "Close cards answered in the terminal",
+              "approvals", approvals.ApprovalDoneBody, answer=approvals.ApprovalsDone),
+    Operation("GET", "/api/approvals/{approval_id}", "An approval request's record",
+              "approvals", answer=approvals.ApprovalRecord),
+    Operation("GET", "/api/approvals/{approval_id}/wait", "Wait for a decision", "approvals",
+              query=(Query("wait_ms", "integer", "1,000 to 3,600,000, default 50,000."),),
+              answer=approvals.ApprovalOutcome),
+    Operation("POST", "/api/approvals/{approval_id}/decision",
+              "Decide an approval request (browser login only)", "approvals",
+              approvals.ApprovalDecisionBody, answer=approvals.ApprovalRecord),
+    Operation("POST", "/api/notices", "Raise an agent notice", "approvals",
+              approvals.NoticeBody, answer=approvals.NoticeRaised),
+    Operation("POST", "/api/notices/dismiss", "Dismiss an agent notice", "approvals",
+              approvals.NoticeDismissBody, answer=Ok),
     Operation("GET", "/api/reviews/active", "The review in the panel", "reviews",
               answer=reviews.ActiveReview),
     Operation("GET", "/api/reviews/{review_id}", "A review's record", "reviews",

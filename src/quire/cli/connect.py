@@ -114,9 +114,15 @@ connect_command.add_command(
     is_flag=True,
     help="Also the chat keep-alive Stop hook, for Claude Code and Codex (~/.codex/hooks.json).",
 )
+@click.option(
+    "--approvals",
+    is_flag=True,
+    help="Also the agent approval hooks (PermissionRequest, PostToolUse, Stop, Notification), "
+    "for Claude Code and Codex.",
+)
 @click.option("--print", "print_only", is_flag=True, help="Print the JSON to merge by hand.")
 @reports_errors
-def hook_command(remove: bool, chat: bool, print_only: bool) -> None:
+def hook_command(remove: bool, chat: bool, approvals: bool, print_only: bool) -> None:
     """Install the auto-open hook in ~/.claude/settings.json: when Claude Code writes or edits
     a Markdown file, it opens in Quire.
 
@@ -127,6 +133,6 @@ def hook_command(remove: bool, chat: bool, print_only: bool) -> None:
         raise click.UsageError("--print shows what would be installed; leave out --remove.")
     machine = this_machine()
     if print_only:
-        click.echo(hooks.print_json(machine, chat=chat))
+        click.echo(hooks.print_json(machine, chat=chat, approvals=approvals))
         return
-    _finish(roster.change_hooks(machine, chat=chat, remove=remove))
+    _finish(roster.change_hooks(machine, chat=chat, remove=remove, approvals=approvals))

@@ -28,6 +28,7 @@ class QuireGroup(LazyGroup):
 
 COMMANDS = {
     "append": "quire.cli.files:append_command",
+    "approval": "quire.cli.approval:approval_group",
     "chat": "quire.cli.chat:chat_command",
     "connect": "quire.cli.connect:connect_command",
     "cp": "quire.cli.files:cp_command",

@@ -21,6 +21,9 @@ server answered from its name, and ``with_message`` copies one with a new messag
     ├── NotOpen              no document (or no tab of that document) is open in the window
     ├── ReviewNotFound       a review id names no review the caller can see
     ├── ReviewRefused        a review cannot take that action now (it was already decided)
+    ├── ApprovalNotFound     an approval id names no approval request the caller can see
+    ├── ApprovalRefused      an approval cannot take that action (decided, another input, full)
+    ├── BrowserLoginNeeded   only the person's browser login may do this, never an API token
     ├── AgentNotDetected     an agent's program is not on this machine, so it cannot be connected
     ├── EngineMissing        no export engine for the format is installed (chromium, pandoc)
     ├── ExportFailed         an export engine ran and failed (it crashed, or timed out)
@@ -147,6 +150,20 @@ class ReviewNotFound(QuireError):
 
 class ReviewRefused(QuireError):
     """A review cannot take this action in its current state (it was already decided)."""
+
+
+class ApprovalNotFound(QuireError):
+    """An approval id names no approval request this user can see (never made, or pruned)."""
+
+
+class ApprovalRefused(QuireError):
+    """An approval request cannot take this action: it was decided or ended already, the
+    decision names another tool input, or the queue is full; nothing changed."""
+
+
+class BrowserLoginNeeded(QuireError):
+    """The action needs the person's browser login (session cookie): an API token, even the
+    owner's, is refused, since a token in an agent's hands must never approve its own request."""
 
 
 class AgentNotDetected(QuireError):

@@ -123,6 +123,20 @@ async def get_session(session: AsyncSession, user_id: str, session_id: str) -> S
     return _stored_session(row)
 
 
+async def sessions_named(
+    session: AsyncSession, user_id: str, session_ids: set[str]
+) -> dict[str, StoredSession]:
+    """The recorded sessions of ``user_id`` among ``session_ids``, by id (one query)."""
+    if not session_ids:
+        return {}
+    rows = await session.scalars(
+        select(ChatSession).where(
+            ChatSession.user_id == user_id, ChatSession.session_id.in_(sorted(session_ids))
+        )
+    )
+    return {row.session_id: _stored_session(row) for row in rows}
+
+
 async def record_stop(
     session: AsyncSession, user_id: str, session_id: str, now_ms: int, window_ms: int
 ) -> int | None:

@@ -203,3 +203,58 @@ class ChatPin(Base):
     user_id: Mapped[str] = mapped_column(String(USER_ID), primary_key=True)
     chat_path: Mapped[str] = mapped_column(Text, primary_key=True)
     pinned_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+APPROVAL_ID = 64
+LABEL = 64
+
+
+class Approval(Base):
+    """An agent's permission request (or question) and, once it ends, how.
+
+    status is pending, decided, expired or answered (in the agent's terminal); tool_input,
+    suggestions and decision are JSON text. input_hash binds a decision to this one tool call.
+    """
+
+    __tablename__ = "approvals"
+    __table_args__ = (
+        CheckConstraint("status IN ('pending', 'decided', 'expired', 'answered')", name="status"),
+        Index(None, "user_id", "status", "created_at_ms"),
+        Index(None, "session_id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(APPROVAL_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(USER_ID))
+    harness: Mapped[str] = mapped_column(String(WORD))
+    machine_label: Mapped[str] = mapped_column(String(LABEL))
+    session_id: Mapped[str] = mapped_column(String(SESSION_ID))
+    cwd: Mapped[str] = mapped_column(Text)
+    tool_name: Mapped[str] = mapped_column(Text)
+    tool_input: Mapped[str] = mapped_column(Text)
+    suggestions: Mapped[str] = mapped_column(Text)
+    input_hash: Mapped[str] = mapped_column(String(HASH))
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    deadline_ms: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(WORD))
+    decision: Mapped[str | None] = mapped_column(Text)
+    decided_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class Notice(Base):
+    """Something an agent's person only needs to know (waiting in its terminal, idle,
+    stopped): one per agent session and kind, a repeat replacing it."""
+
+    __tablename__ = "notices"
+    __table_args__ = (
+        CheckConstraint("kind IN ('terminal', 'idle', 'stopped', 'other')", name="kind"),
+        Index(None, "user_id", "expires_at_ms"),
+    )
+
+    user_id: Mapped[str] = mapped_column(String(USER_ID), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(SESSION_ID), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(WORD), primary_key=True)
+    harness: Mapped[str] = mapped_column(String(WORD))
+    machine_label: Mapped[str] = mapped_column(String(LABEL))
+    message: Mapped[str] = mapped_column(Text)
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    expires_at_ms: Mapped[int] = mapped_column(BigInteger)

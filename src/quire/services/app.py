@@ -18,6 +18,9 @@ import anyio
 from quire.core.state import inbox_folder
 from quire.db.engine import Database, open_database
 from quire.services.agents.machine import MachineFacts
+from quire.services.approvals.chat_lines import AUTHOR, ChatLines, Post
+from quire.services.approvals.notices import Notices
+from quire.services.approvals.queue import Approvals
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.export import ExportService
@@ -64,6 +67,10 @@ class AppServices:
     """The file operations; None only in test harnesses that build the services by hand."""
     history: HistoryService | None = None
     """History (git); None only in test harnesses that build the services by hand."""
+    approvals: Approvals | None = None
+    """Agent approvals; None only in test harnesses that build the services by hand."""
+    notices: Notices | None = None
+    """Agent notices; None only in test harnesses that build the services by hand."""
 
 
 @asynccontextmanager
@@ -139,6 +146,9 @@ async def open_services(
             workspaces.changed()  # the next file listing reads sizes and times anew
 
         search.on_watched(listing_changed)
+        lines = ChatLines(_chat_poster(chats) if settings.chat_enabled else None, clock=clock)
+        approvals = Approvals(database, bus, clock=clock, lines=lines)
+        notices = Notices(database, bus, approvals, clock=clock, lines=lines)
         yield AppServices(
             settings=settings,
             database=database,
@@ -155,7 +165,18 @@ async def open_services(
             search=search,
             files=files,
             history=HistoryService(recorder, documents),
+            approvals=approvals,
+            notices=notices,
         )
+
+
+def _chat_poster(chats: ChatService) -> Post:
+    """Posts an approval's neutral line into a chat as Quire, through the chat's one append."""
+
+    async def post(user: str, chat_path: str, text: str) -> object:
+        return await chats.post(user, Path(chat_path), AUTHOR, text)
+
+    return post
 
 
 def _inbox(state_dir: Path) -> tuple[Path, ...]:

@@ -86,6 +86,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("open_browser", "true or false (`--no-browser` makes it false)", flag="--no-browser"),
     Setting("chat_enabled", "true or false", file_key="chat.enabled"),
+    Setting("approvals_enabled", "true or false", file_key="approvals.enabled"),
     Setting(
         "export_browser",
         "the path of a Chrome, Chromium or Edge program",

@@ -74,6 +74,11 @@ class Settings(BaseModel):
         description="Whether chats are on: the chat routes, the `quire chat` commands' server "
         "side and the MCP chat tools.",
     )
+    approvals_enabled: bool = Field(
+        default=False,
+        description="Whether agent approvals are on: the approval routes (an agent's "
+        "permission requests and questions answered from the browser) and the notices.",
+    )
     export_browser: Path | None = Field(
         default=None,
         description="The browser that prints PDFs and draws diagrams and math for exports "
@@ -196,6 +201,9 @@ def load_settings(
     chat = _chat_enabled(config, path)
     if chat is not None:
         values["chat_enabled"] = chat
+    found = _pick("approvals_enabled", {}, {}, config, path)
+    if found is not None:
+        values["approvals_enabled"] = _boolean(*found)
     browser = _export_browser(environ, config, path, home=home, cwd=cwd)
     if browser is not None:
         values["export_browser"] = browser

@@ -42,6 +42,9 @@ allow = ["~/Documents/plans"]
 [chat]
 enabled = true
 
+[approvals]
+enabled = false
+
 [export]
 browser = "/usr/bin/chromium"
 
@@ -63,6 +66,9 @@ addresses) as written only when it lies inside a folder listed there. Everywhere
 every chat message, each remote image is a placeholder that names its host; one click loads that
 image alone. Exports fetch remote images only when the export asks for them. See the preview's
 page, `docs/markdown.md`, for how the page policy and the click fit together.
+
+`approvals.enabled` turns agent approvals on (off by default): without it the approval routes
+answer 404 and the `quire approval` hooks send nothing. See `docs/approvals.md`.
 """
 
 

@@ -28,6 +28,7 @@ from quire.services.app import AppServices
 from quire.settings.server_file import server_file
 from quire.web import (
     agents,
+    approvals,
     chats,
     documents,
     events,
@@ -124,6 +125,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         *documents.routes,
         *windows.routes,
         *reviews.routes,
+        *approvals.routes,
         *chats.routes,
         *preview.routes,
         *exports.routes,

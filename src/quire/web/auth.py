@@ -15,7 +15,7 @@ from http.cookies import CookieError, SimpleCookie
 from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from quire.web.context import USER_SCOPE_KEY
+from quire.web.context import BROWSER_SCOPE_KEY, USER_SCOPE_KEY
 from quire.web.errors import error_response
 from quire.web.pages import sign_in_needed_page
 
@@ -106,9 +106,10 @@ class AuthMiddleware:
         if scope["type"] == "http" and _is_login(scope):
             await self.app(scope, receive, send)
             return
-        user = self._user(Headers(scope=scope))
+        user, by_browser = self._user(Headers(scope=scope))
         if user is not None:
             scope[USER_SCOPE_KEY] = user
+            scope[BROWSER_SCOPE_KEY] = by_browser
             await self.app(scope, receive, send)
             return
         if scope["type"] == "websocket":
@@ -121,14 +122,17 @@ class AuthMiddleware:
             response.headers["WWW-Authenticate"] = 'Bearer realm="quire"'
             await response(scope, receive, send)
 
-    def _user(self, headers: Headers) -> str | None:
+    def _user(self, headers: Headers) -> tuple[str | None, bool]:
+        """The signed-in user, and whether a browser login's cookie (not a token) did it. A
+        request that carries a token is a token request, whatever cookie comes with it."""
         token = bearer_token(headers)
         if token is not None and tokens_match(token, self.token):
-            return self.user
+            return self.user, False
         session_id = session_cookie(headers)
         if session_id is not None:
-            return self.sessions.user_of(session_id)
-        return None
+            user = self.sessions.user_of(session_id)
+            return user, user is not None and token is None
+        return None, False
 
 
 class HostOriginMiddleware:

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from quire.services.app import AppServices
 
 USER_SCOPE_KEY = "quire.user"
+BROWSER_SCOPE_KEY = "quire.browser"
+"""Set (True) by the auth middleware when the request signed in with the session cookie of a
+browser login, not with an API token."""
 
 
 def current_user(connection: HTTPConnection) -> str:
@@ -28,3 +31,9 @@ def services_of(connection: HTTPConnection) -> AppServices:
     """The services of the app serving this request."""
     services: AppServices = connection.app.state.services
     return services
+
+
+def signed_in_by_browser(connection: HTTPConnection) -> bool:
+    """Whether this request signed in with a browser login's session cookie (an API token,
+    even one sent beside a cookie, makes it False)."""
+    return connection.scope.get(BROWSER_SCOPE_KEY) is True

@@ -2,6 +2,7 @@
 // the "N new messages ↓" pill, who is waiting, thinking or working, and the message box.
 // New messages from others never move the view; the person's own post brings it down.
 
+import { ChatApprovals } from "../approvals/ApprovalsList";
 import { useComputed, useSignal } from "@preact/signals";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
 import { files } from "../state";
@@ -388,6 +389,7 @@ export function ConversationPane({ connect, onBack }: { connect: () => void; onB
         </div>
       ) : (
         <>
+          <ChatApprovals path={open.path} />
           <PresenceLine open={open} />
           <Composer open={open} />
         </>

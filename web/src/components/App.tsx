@@ -33,6 +33,7 @@ import { CommandPalette, focusSearch } from "./CommandPalette";
 import { DocumentPane, loadEditor } from "./DocumentPane";
 import { ExportDialog } from "./ExportDialog";
 import { ReviewPanel } from "./ReviewPanel";
+import { ApprovalsList } from "../approvals/ApprovalsList";
 import { Settings } from "./Settings";
 import { Sidebar } from "./Sidebar";
 import { StatusBar } from "./StatusBar";
@@ -137,6 +138,7 @@ export function App() {
         <CommandPalette />
         {settingsOpen.value ? <Settings /> : null}
         <ExportDialog />
+        <ApprovalsList />
         <Toasts />
       </div>
     );
@@ -170,6 +172,7 @@ export function App() {
       <CommandPalette />
       {settingsOpen.value ? <Settings /> : null}
       <ExportDialog />
+      <ApprovalsList />
       <Toasts />
     </div>
   );

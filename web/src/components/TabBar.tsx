@@ -1,5 +1,6 @@
 // The tab strip: one tab per open document, its unsaved dot, and the window's quick buttons.
 
+import { ApprovalsButton } from "../approvals/ApprovalsButton";
 import { ChatsButton } from "../chat/ChatsButton";
 import { title } from "../paths";
 import {
@@ -64,6 +65,7 @@ export function TabBar() {
       </div>
       <div class="tabbar-actions">
         <ChatsButton />
+        <ApprovalsButton />
         {review.value ? (
           <span class="pill pill-review" title="An agent is waiting for your review">
             <Icon name="review" size={13} /> Review

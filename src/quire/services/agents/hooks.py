@@ -16,6 +16,7 @@ from typing import Any
 
 from quire.api.agents import HookStatus
 from quire.services.agents import hook_entries
+from quire.services.agents.approval_hooks import approval_specs
 from quire.services.agents.detection import has_program_or_folder
 from quire.services.agents.hook_entries import HookSpec, ShapeError
 from quire.services.agents.jsonfile import read_json_object, write_json_object
@@ -36,6 +37,14 @@ CODEX_KEEPALIVE = HookSpec("Stop", ("chat", "keepalive"), timeout=30)
 """Sends an agent waiting in a Quire chat back to waiting when it tries to end its turn."""
 
 _NAMES = {AUTO_OPEN.event: "auto-open hook", CLAUDE_KEEPALIVE.event: "chat keep-alive Stop hook"}
+
+
+def _name(spec: HookSpec) -> str:
+    if spec.args[0] == "approval":
+        return f"approvals {spec.event} hook"
+    return _NAMES[spec.event]
+
+
 _RESTART = "Restart Claude Code (start a new session) to pick it up."
 
 
@@ -61,13 +70,13 @@ def codex_detected(machine: Machine) -> bool:
     return has_program_or_folder("codex", machine)
 
 
-def print_json(machine: Machine, *, chat: bool) -> str:
-    """The JSON to merge by hand: Claude Code's hooks, and with ``chat`` Codex's too, each
-    under a ``# <file>`` line. Without ``chat`` it is exactly one JSON object."""
-    claude = _fragment(machine, (AUTO_OPEN, CLAUDE_KEEPALIVE) if chat else (AUTO_OPEN,))
-    if not chat:
-        return claude
-    codex = _fragment(machine, (CODEX_KEEPALIVE,))
+def print_json(machine: Machine, *, chat: bool, approvals: bool = False) -> str:
+    """The JSON to merge by hand: Claude Code's hooks, and with ``chat`` or ``approvals``
+    Codex's too, each under a ``# <file>`` line. Without them it is exactly one JSON object."""
+    targets = _targets(machine, chat=chat, approvals=approvals, lines=None)
+    if len(targets) == 1:
+        return _fragment(machine, targets[0].specs)
+    claude, codex = (_fragment(machine, target.specs) for target in targets)
     return f"# ~/.claude/settings.json\n{claude}\n# ~/.codex/hooks.json\n{codex}"
 
 
@@ -86,13 +95,14 @@ def hook_status(machine: Machine) -> HookStatus:
     )
 
 
-def install(machine: Machine, *, chat: bool) -> Outcome:
+def install(machine: Machine, *, chat: bool, approvals: bool = False) -> Outcome:
     """Merge this Quire's hooks in, idempotently; with ``chat`` the keep-alive Stop hooks
-    too (Codex's only when Codex is here). Raises StorageFailed when a file cannot be written."""
+    too, with ``approvals`` the approval hooks (Codex's only when Codex is here). Raises
+    StorageFailed when a file cannot be written."""
     lines: list[str] = []
     ok = True
     changed = False
-    for target in _targets(machine, chat=chat, lines=lines):
+    for target in _targets(machine, chat=chat, approvals=approvals, lines=lines):
         result = _install_file(machine, target)
         ok, changed = ok and result.ok, changed or result.changed
         lines.append(result.message)
@@ -106,28 +116,35 @@ def install(machine: Machine, *, chat: bool) -> Outcome:
     return Outcome(ok, "\n".join(lines), changed)
 
 
-def remove(machine: Machine, *, chat: bool) -> Outcome:
-    """Remove every Quire entry of the auto-open hook (and with ``chat`` the Stop hooks),
-    leaving all other hooks and settings as they are."""
+def remove(machine: Machine, *, chat: bool, approvals: bool = False) -> Outcome:
+    """Remove every Quire entry of the auto-open hook (and with ``chat`` the Stop hooks, with
+    ``approvals`` the approval hooks), leaving all other hooks and settings as they are."""
     lines: list[str] = []
     ok = True
     changed = False
-    for target in _targets(machine, chat=chat, lines=None):
+    for target in _targets(machine, chat=chat, approvals=approvals, lines=None):
         result = _remove_file(machine, target)
         ok, changed = ok and result.ok, changed or result.changed
         lines.append(result.message)
     return Outcome(ok, "\n".join(lines), changed)
 
 
-def _targets(machine: Machine, *, chat: bool, lines: list[str] | None) -> list[_Target]:
-    claude = (AUTO_OPEN, CLAUDE_KEEPALIVE) if chat else (AUTO_OPEN,)
+def _targets(
+    machine: Machine, *, chat: bool, approvals: bool, lines: list[str] | None
+) -> list[_Target]:
+    claude: tuple[HookSpec, ...] = (AUTO_OPEN, CLAUDE_KEEPALIVE) if chat else (AUTO_OPEN,)
+    codex: tuple[HookSpec, ...] = (CODEX_KEEPALIVE,) if chat else ()
+    if approvals:
+        claude += approval_specs("claude-code")
+        codex += approval_specs("codex")
     targets = [_Target("Claude Code", claude_settings(machine), claude)]
-    if chat and (lines is None or codex_detected(machine)):
-        targets.append(_Target("Codex", codex_hooks(machine), (CODEX_KEEPALIVE,)))
-    elif chat and lines is not None:
+    if codex and (lines is None or codex_detected(machine)):
+        targets.append(_Target("Codex", codex_hooks(machine), codex))
+    elif codex and lines is not None:
+        what = "approval hooks were" if approvals else "Stop hook was"
         lines.append(
-            "Codex was not found (no `codex` command, no ~/.codex folder): its Stop hook was "
-            "not installed."
+            f"Codex was not found (no `codex` command, no ~/.codex folder): its {what} not "
+            "installed."
         )
     return targets
 
@@ -166,7 +183,7 @@ def _remove_file(machine: Machine, target: _Target) -> Outcome:
     try:
         for spec in target.specs:
             data, count = hook_entries.remove(data, spec, machine)
-            name = _NAMES[spec.event]
+            name = _name(spec)
             lines.append(
                 f"Removed the {name} from {shown}."
                 if count
@@ -183,12 +200,14 @@ def _remove_file(machine: Machine, target: _Target) -> Outcome:
 def _merged_line(
     merged: hook_entries.Merged, spec: HookSpec, shown: str, agent: str, machine: Machine
 ) -> str:
-    name = _NAMES[spec.event]
+    name = _name(spec)
     match merged.result:
         case "added":
             what = (
                 f"when {agent} writes or edits a Markdown file, it opens in Quire"
                 if spec is AUTO_OPEN
+                else f"{agent}'s {spec.event} events go to Quire's agent approvals"
+                if spec.args[0] == "approval"
                 else "an agent waiting in a Quire chat goes back to waiting when it tries to "
                 "end its turn"
             )
@@ -212,7 +231,7 @@ def _merged_line(
 def _describe(machine: Machine, path: Path, spec: HookSpec) -> tuple[bool, str]:
     """Whether ``path`` runs this Quire's ``spec`` hook, and a sentence saying so."""
     shown = machine.shown(path)
-    name = _NAMES[spec.event]
+    name = _name(spec)
     file = read_json_object(path)
     if file.problem is not None:
         return False, _untouched(shown, file.problem)

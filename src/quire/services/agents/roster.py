@@ -102,10 +102,10 @@ def connect(agent_id: str, machine: Machine) -> Outcome:
         return chosen.connect(machine)
 
 
-def change_hooks(machine: Machine, *, chat: bool, remove: bool) -> Outcome:
+def change_hooks(machine: Machine, *, chat: bool, remove: bool, approvals: bool = False) -> Outcome:
     """Install (or with ``remove`` take out) the auto-open hook, and with ``chat`` the
-    keep-alive Stop hooks too."""
+    keep-alive Stop hooks too, with ``approvals`` the approval hooks."""
     with _CHANGES:
         if remove:
-            return hooks.remove(machine, chat=chat)
-        return hooks.install(machine, chat=chat)
+            return hooks.remove(machine, chat=chat, approvals=approvals)
+        return hooks.install(machine, chat=chat, approvals=approvals)
