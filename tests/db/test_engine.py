@@ -144,9 +144,8 @@ def test_postgresql_without_its_driver_says_to_install_the_postgres_extra(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "asyncpg", None)  # as if the extra were not installed
-    port = _free_closed_port()
-    url = database_url(f"postgresql://quire:{SECRET}@127.0.0.1:{port}/quire", Path("/nowhere"))
-    with pytest.raises(InvalidArgument) as caught:
+    with refused_port() as port, pytest.raises(InvalidArgument) as caught:
+        url = database_url(f"postgresql://quire:{SECRET}@127.0.0.1:{port}/quire", Path("/nowhere"))
         anyio.run(open_database, url)
     assert "pip install 'quire[postgres]'" in caught.value.message
     assert caught.value.argument == "db"

@@ -422,8 +422,10 @@ def test_front_matter_reads_as_yaml_in_edit_view_and_folds(page: Page, server: S
     assert _largest_font_px(page, "status: draft") == body
     assert _largest_font_px(page, "Launch plan") == body
     assert _largest_font_px(page, "# Launch") > body
-    key_color = page.locator(".cm-line", has_text="status: draft").locator("span").first.evaluate(
-        "span => [span.textContent, getComputedStyle(span).color]"
+    key_color = (
+        page.locator(".cm-line", has_text="status: draft")
+        .locator("span")
+        .first.evaluate("span => [span.textContent, getComputedStyle(span).color]")
     )
     line_color = page.locator(".cm-line", has_text="The plan itself.").evaluate(
         "line => getComputedStyle(line).color"
