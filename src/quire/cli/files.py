@@ -21,6 +21,7 @@ import click
 from quire.cli.chat_context import current_invocation
 from quire.cli.chat_output import json_text, safe
 from quire.cli.output import EXIT_FAILED
+from quire.client.api import QuireApi
 from quire.client.chat_address import outside_message, refuse_remote, workspace_of
 from quire.client.files import FileApi
 from quire.core.errors import FileMissing, InvalidArgument, NameTaken, QuireError
@@ -28,6 +29,7 @@ from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.paths import expand_path
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 EXIT_TAKEN = 3
 EXIT_MISSING = 4
@@ -49,8 +51,15 @@ PATH = click.argument("path", metavar="PATH")
 
 
 def _run(work: Callable[[FileApi, list[Path]], Awaitable[T]]) -> T:
-    """Run ``work`` with the running server's file API and its workspaces; a QuireError is
-    its message on stderr and its exit code (see ``EXIT_CODES``)."""
+    return run_on_server(FileApi, work)
+
+
+def run_on_server(
+    wrap: Callable[[QuireApi], A], work: Callable[[A, list[Path]], Awaitable[T]]
+) -> T:
+    """Run ``work`` with the running server's API (as ``wrap`` makes it: the file or history
+    API) and its workspaces; a QuireError is its message on stderr and its exit code (see
+    ``EXIT_CODES``), Ctrl+C exits 130."""
     invocation = current_invocation()
 
     async def main() -> T:
@@ -58,7 +67,7 @@ def _run(work: Callable[[FileApi, list[Path]], Awaitable[T]]) -> T:
         try:
             api = await link.require_running(START_SERVER)
             workspaces = [Path(folder) for folder in await api.workspaces()]
-            return await work(FileApi(api), workspaces)
+            return await work(wrap(api), workspaces)
         finally:
             await link.aclose()
 

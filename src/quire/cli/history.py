@@ -14,37 +14,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-import anyio
 import click
 
 from quire.api.history import HistoryEntry
-from quire.cli.chat_context import current_invocation
 from quire.cli.chat_output import json_text, safe
-from quire.cli.files import AS_JSON, EXIT_CODES, START_SERVER, exit_code, workspace_path
+from quire.cli.files import AS_JSON, EXIT_CODES, run_on_server, workspace_path
 from quire.client.history import HistoryApi
-from quire.core.errors import QuireError
 from quire.core.history import split_version
 
 T = TypeVar("T")
 
 
 def _run(work: Callable[[HistoryApi, list[Path]], Awaitable[T]]) -> T:
-    invocation = current_invocation()
-
-    async def main() -> T:
-        link = invocation.link()
-        try:
-            api = await link.require_running(START_SERVER)
-            workspaces = [Path(folder) for folder in await api.workspaces()]
-            return await work(HistoryApi(api), workspaces)
-        finally:
-            await link.aclose()
-
-    try:
-        return anyio.run(main)
-    except QuireError as error:
-        click.echo(f"quire: {safe(str(error))}", err=True)
-        sys.exit(exit_code(error))
+    return run_on_server(HistoryApi, work)
 
 
 def _line(entry: HistoryEntry) -> str:

@@ -383,25 +383,18 @@ def _workspace(raw: str, source: _Source, cwd: Path, home: Path) -> Path:
 def _remote_images(
     raw: object, source: _Source, *, workspaces: tuple[Path, ...], home: Path
 ) -> tuple[Path, ...]:
-    rule = 'true, false, or a list of folders such as ["~/notes"]'
-    if isinstance(raw, bool):
-        return workspaces if raw else ()
-    if not isinstance(raw, list):
-        raise _bad(source, raw, "is neither true, false nor a list of folders", rule)
-    found: list[Path] = []
-    for item in raw:
-        if not isinstance(item, str) or not item.strip() or "\0" in item:
-            raise _bad(source, item, "is not a folder path", rule)
-        if not (Path(item).is_absolute() or item == "~" or item.startswith("~/")):
-            raise _bad(source, item, "is a relative path", "absolute or start with ~/")
-        # Resolved as workspaces are, so a symlinked folder names the notes it holds.
-        path = Path(os.path.realpath(_expand(item, cwd=home, home=home)))
-        if path not in found:
-            found.append(path)
-    return tuple(found)
+    found = _true_false_or_folders(raw, source, home=home)
+    if isinstance(found, bool):
+        return workspaces if found else ()
+    return found
 
 
 def _history(raw: object, source: _Source, *, home: Path) -> tuple[Path, ...] | bool:
+    return _true_false_or_folders(raw, source, home=home)
+
+
+def _true_false_or_folders(raw: object, source: _Source, *, home: Path) -> tuple[Path, ...] | bool:
+    """A setting that is true, false, or a list of absolute (or ``~/``) folders, resolved."""
     rule = 'true, false, or a list of folders such as ["~/notes"]'
     if isinstance(raw, bool):
         return raw
@@ -413,6 +406,7 @@ def _history(raw: object, source: _Source, *, home: Path) -> tuple[Path, ...] | 
             raise _bad(source, item, "is not a folder path", rule)
         if not (Path(item).is_absolute() or item == "~" or item.startswith("~/")):
             raise _bad(source, item, "is a relative path", "absolute or start with ~/")
+        # Resolved as workspaces are, so a symlinked folder names the notes it holds.
         path = Path(os.path.realpath(_expand(item, cwd=home, home=home)))
         if path not in found:
             found.append(path)
