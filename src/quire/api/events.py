@@ -104,7 +104,7 @@ class ConflictShown(Answer):
     disk: str
 
 
-class ConflictResolved(Answer):
+class ConflictEnded(Answer):
     """A document's conflict ended; ``dirty`` says whether unsaved edits remain."""
 
     doc_id: str
@@ -115,7 +115,7 @@ class ConflictResolved(Answer):
 
 class ConflictEvent(Answer):
     kind: Literal["conflict"] = "conflict"
-    data: ConflictShown | ConflictResolved
+    data: ConflictShown | ConflictEnded
 
 
 class ChatData(Answer):
