@@ -9,6 +9,9 @@ import { chatOpen, handleChatEvent, openFromAddress } from "../chat/chatState";
 import { keepLive } from "../collab";
 import { EventChannel, type WindowEvent } from "../events";
 import { exportDialog } from "../exporting";
+import { fileDialog } from "../files/actions";
+import { FileDialogs } from "../files/FileDialogs";
+import { handleTreeEvent } from "../files/tree";
 import {
   activeTab,
   boot,
@@ -67,6 +70,7 @@ function onKey(event: KeyboardEvent): void {
     sidebarOpen.value = !sidebarOpen.value;
   } else if (key === "escape" && !event.defaultPrevented) {
     if (exportDialog.value) exportDialog.value = null;
+    else if (fileDialog.value) fileDialog.value = null;
     else if (paletteOpen.value) paletteOpen.value = false;
     else if (settingsOpen.value) settingsOpen.value = false;
     else if (presenting.value) void leavePresent();
@@ -102,6 +106,7 @@ export function App() {
     const onEvent = (event: WindowEvent) => {
       handleEvent(event);
       handleChatEvent(event);
+      handleTreeEvent(event);
     };
     const channel = new EventChannel(onEvent, (state) => {
       const wasOffline = connection.peek() === "offline";
@@ -170,6 +175,7 @@ export function App() {
       <CommandPalette />
       {settingsOpen.value ? <Settings /> : null}
       <ExportDialog />
+      <FileDialogs />
       <Toasts />
     </div>
   );
