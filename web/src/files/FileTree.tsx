@@ -82,8 +82,11 @@ function NameField({ path, isFolder }: { path: string; isFolder: boolean }) {
   const input = useRef<HTMLInputElement>(null);
   const initial = isFolder ? (path.split("/").pop() ?? "") : title(path);
   useEffect(() => {
-    input.current?.focus();
-    input.current?.select();
+    // Uncontrolled: a tree update while the person types must not reset the name.
+    if (!input.current) return;
+    input.current.value = initial;
+    input.current.focus();
+    input.current.select();
   }, []);
   const end = (name: string | null) => void finishRename(path, name, isFolder).then(focusRow);
   return (
@@ -91,7 +94,6 @@ function NameField({ path, isFolder }: { path: string; isFolder: boolean }) {
       ref={input}
       class="tree-name"
       aria-label={isFolder ? "Folder name" : "Note name"}
-      value={initial}
       spellcheck={false}
       onKeyDown={(event) => {
         event.stopPropagation();

@@ -92,6 +92,8 @@ class Patch {
   readonly files: Map<string, FileEntry>;
   readonly folders: Set<string>;
   readonly collapsed: Set<string>;
+  /** A folder appeared whose files may not all have been named. */
+  unlisted = false;
 
   constructor() {
     this.files = new Map(files.peek().map((entry) => [entry.path, entry]));
@@ -102,8 +104,14 @@ class Patch {
   apply(change: TreeChange, workspace: string): void {
     switch (change.action) {
       case "created":
-        if (change.isFolder) this.folders.add(change.path);
-        else if (isMarkdown(change.path) && !this.files.has(change.path)) {
+        if (change.isFolder) {
+          // A folder new to the tree may have come with files the watcher never names one by
+          // one (moved in, or written at once): list the workspace again.
+          if (!this.folders.has(change.path) && ![...this.files.keys()].some((key) => isUnder(key, change.path))) {
+            this.unlisted = true;
+          }
+          this.folders.add(change.path);
+        } else if (isMarkdown(change.path) && !this.files.has(change.path)) {
           this.files.set(change.path, entryAt(change.path, workspace));
         }
         break;
@@ -182,6 +190,7 @@ function flush(): void {
   const patch = new Patch();
   for (const data of batchOf) for (const change of data.changes) patch.apply(change, data.workspace);
   patch.commit();
+  if (patch.unlisted) void refreshFiles();
 }
 
 /** The window's event channel calls this with every event: `tree` events patch the tree. */

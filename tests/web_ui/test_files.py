@@ -1,0 +1,258 @@
+"""The window's file operations in a real browser against one real `quire serve` for the module:
+a note made from the tree's context menu and named in place, F2 rename (the open tab follows),
+keyboard moves through the rows, drag to move onto a folder with the links dialog and Undo,
+delete with its confirmation and Undo, the Trash view's Restore, a picture dropped into the
+editor (uploaded to assets/, link inserted, shown in Read view), files dropped on a folder, a
+folder downloaded as a zip, and a note made by another program appearing in the tree."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.web_ui.conftest import Server, serve
+from tests.web_ui.support import eventually, screenshot
+
+pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright for Python")
+
+from playwright.sync_api import expect
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One `quire serve` for the whole module (each test works on its own names)."""
+    with serve(tmp_path_factory.mktemp("files"), {}) as running:
+        yield running
+
+
+def row(page: Page, path: Path) -> Locator:
+    return page.locator(f'.tree [role="treeitem"][data-path="{path}"]')
+
+
+def png(width: int = 3, height: int = 2) -> bytes:
+    """A small valid PNG (red pixels), made here."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+def drop_files(page: Page, target: Locator, files: dict[str, tuple[bytes, str]]) -> None:
+    """Drop ``files`` (name -> bytes, type) on ``target`` the way a file manager's drag does."""
+    payload = [[name, base64.b64encode(data).decode(), kind] for name, (data, kind) in files.items()]
+    transfer = page.evaluate_handle(
+        """(files) => {
+            const transfer = new DataTransfer();
+            for (const [name, b64, type] of files) {
+                const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+                transfer.items.add(new File([bytes], name, { type }));
+            }
+            return transfer;
+        }""",
+        payload,
+    )
+    target.dispatch_event("dragover", {"dataTransfer": transfer})
+    target.dispatch_event("drop", {"dataTransfer": transfer})
+
+
+def links_known(server: Server, path: Path, to: Path, notes: int) -> None:
+    """Wait (bounded) until the server's link preview names ``notes`` notes: the files were
+    written after the server started, and its index takes them in within a second."""
+
+    def known() -> bool:
+        with server.agent() as agent:
+            answer = agent.post("/api/files/links", json={"path": str(path), "to": str(to)})
+        answer.raise_for_status()
+        return len(answer.json()["notes"]) == notes
+
+    eventually(known, f"the link preview of {path.name} to name {notes} notes")
+
+
+def test_a_note_made_from_the_menu_is_named_in_place_and_renamed_with_f2(
+    page: Page, server: Server
+) -> None:
+    notes = server.workspace / "notes"
+    row(page, notes).click(button="right")
+    menu = page.get_by_role("menu", name="File actions")
+    menu.get_by_role("menuitem", name="New note").click()
+    field = page.get_by_label("Note name")
+    expect(field).to_be_focused()
+    expect(field).to_have_value("Untitled")
+    field.fill("Ideas")
+    field.press("Enter")
+    ideas = notes / "Ideas.md"
+    expect(row(page, ideas)).to_be_visible()
+    expect(page.locator(".tab.active")).to_contain_text("Ideas")
+    # Named, the new note opens in Edit view ready to type.
+    expect(page.get_by_label("Document editor")).to_be_focused()
+    assert ideas.is_file()
+    assert not (notes / "Untitled.md").exists()
+
+    # Keyboard: focus moves with the arrows over real DOM focus; F2 renames the focused row.
+    row(page, notes).focus()
+    page.keyboard.press("ArrowDown")
+    expect(row(page, ideas)).to_be_focused()
+    expect(row(page, ideas)).to_have_attribute("tabindex", "0")
+    page.keyboard.press("F2")
+    field = page.get_by_label("Note name")
+    expect(field).to_have_value("Ideas")
+    field.fill("Thoughts")
+    field.press("Enter")
+    thoughts = notes / "Thoughts.md"
+    expect(row(page, thoughts)).to_be_focused()
+    expect(row(page, ideas)).to_have_count(0)
+    expect(page.locator(".tab.active")).to_contain_text("Thoughts")
+    assert thoughts.is_file()
+    assert not ideas.exists()
+    screenshot(page, "40-files-renamed")
+
+
+def test_dragging_a_note_onto_a_folder_moves_it_after_the_links_dialog_and_undo_moves_it_back(
+    page: Page, server: Server
+) -> None:
+    moving = server.workspace / "moving.md"
+    moving.write_text("# Moving\n", encoding="utf-8")
+    linker = server.workspace / "linker.md"
+    linker.write_text("# Linker\n\nSee [the note](moving.md).\n", encoding="utf-8")
+    archive = server.workspace / "archive"
+    archive.mkdir()
+    (archive / "kept.md").write_text("# Kept\n", encoding="utf-8")
+    links_known(server, moving, archive / "moving.md", 1)
+    expect(row(page, moving)).to_be_visible()
+    expect(row(page, archive)).to_be_visible()
+
+    row(page, moving).drag_to(row(page, archive))
+    dialog = page.get_by_role("dialog", name="Update links?")
+    expect(dialog.get_by_role("list", name="Notes whose links change")).to_contain_text("Linker")
+    screenshot(page, "41-files-links-dialog")
+    dialog.get_by_role("button", name="Move and update links").click()
+    moved = archive / "moving.md"
+    expect(row(page, moved)).to_be_visible()
+    expect(row(page, moving)).to_have_count(0)
+    assert moved.is_file() and not moving.exists()
+    assert "(archive/moving.md)" in linker.read_text(encoding="utf-8")
+
+    page.locator(".toast", has_text="Moved moving.md").get_by_role("button", name="Undo").click()
+    expect(row(page, moving)).to_be_visible()
+    expect(row(page, moved)).to_have_count(0)
+    assert moving.is_file() and not moved.exists()
+    assert "(moving.md)" in linker.read_text(encoding="utf-8")
+
+
+def test_delete_asks_first_and_undo_brings_the_note_back(page: Page, server: Server) -> None:
+    gone = server.workspace / "gone.md"
+    gone.write_text("# Gone\n\nSoon in the trash.\n", encoding="utf-8")
+    expect(row(page, gone)).to_be_visible()
+    row(page, gone).focus()
+    page.keyboard.press("Delete")
+    dialog = page.get_by_role("dialog", name="Delete gone.md?")
+    expect(dialog).to_contain_text("restored for 30 days")
+    dialog.get_by_role("button", name="Delete").click()
+    expect(row(page, gone)).to_have_count(0)
+    assert not gone.exists()
+
+    page.locator(".toast", has_text="Deleted gone.md").get_by_role("button", name="Undo").click()
+    expect(row(page, gone)).to_be_visible()
+    assert gone.read_text(encoding="utf-8") == "# Gone\n\nSoon in the trash.\n"
+
+
+def test_the_trash_view_restores_a_deleted_note(page: Page, server: Server) -> None:
+    trashed = server.workspace / "trashed.md"
+    trashed.write_text("# Trashed\n", encoding="utf-8")
+    with server.agent() as agent:
+        agent.post("/api/files/delete", json={"path": str(trashed)}).raise_for_status()
+    assert not trashed.exists()
+    page.get_by_role("button", name="Trash", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Trash")
+    listed = dialog.get_by_role("list", name="Deleted files")
+    expect(listed).to_contain_text("trashed.md")
+    screenshot(page, "42-files-trash")
+    listed.get_by_role("button", name="Restore trashed.md").click()
+    expect(row(page, trashed)).to_be_visible()
+    expect(listed.locator("li", has_text="trashed.md")).to_have_count(0)
+    assert trashed.read_text(encoding="utf-8") == "# Trashed\n"
+
+
+def test_a_picture_dropped_into_the_editor_is_uploaded_linked_and_shown_in_read_view(
+    page: Page, server: Server
+) -> None:
+    note = server.workspace / "notes" / "pictured.md"
+    note.write_text("# Pictured\n\nBelow comes a picture.\n", encoding="utf-8")
+    expect(row(page, note)).to_be_visible()
+    row(page, note).click()
+    page.locator("[data-view-button=edit]").click()
+    editor = page.get_by_label("Document editor")
+    expect(editor).to_contain_text("Below comes a picture.")
+    drop_files(page, editor, {"red dot.png": (png(), "image/png")})
+    expect(editor).to_contain_text("![red dot](<assets/red dot.png>)")
+    picture = server.workspace / "notes" / "assets" / "red dot.png"
+    assert picture.read_bytes() == png()
+
+    page.locator("[data-view-button=read]").click()
+    image = page.locator(".read-content img")
+    expect(image).to_have_count(1)
+    eventually(
+        lambda: image.evaluate("(img) => img.complete && img.naturalWidth") == 3,
+        "the picture to load in Read view",
+    )
+    screenshot(page, "43-files-picture")
+
+
+def test_files_dropped_on_a_folder_are_uploaded_into_it(page: Page, server: Server) -> None:
+    inbox = server.workspace / "inbox"
+    inbox.mkdir()
+    (inbox / "first.md").write_text("# First\n", encoding="utf-8")
+    expect(row(page, inbox)).to_be_visible()
+    drop_files(
+        page, row(page, inbox), {"dropped.md": (b"# Dropped\n", "text/markdown")}
+    )
+    expect(row(page, inbox / "dropped.md")).to_be_visible()
+    assert (inbox / "dropped.md").read_bytes() == b"# Dropped\n"
+
+
+def test_a_folder_downloads_as_a_zip(page: Page, server: Server, tmp_path: Path) -> None:
+    folder = server.workspace / "bundle"
+    (folder / "inner").mkdir(parents=True)
+    (folder / "one.md").write_text("# One\n", encoding="utf-8")
+    (folder / "inner" / "two.md").write_text("# Two\n", encoding="utf-8")
+    expect(row(page, folder)).to_be_visible()
+    row(page, folder).click(button="right")
+    with page.expect_download() as waiting:
+        page.get_by_role("menuitem", name="Download as zip").click()
+    download = waiting.value
+    assert download.suggested_filename == "bundle.zip"
+    saved = tmp_path / "bundle.zip"
+    download.save_as(saved)
+    with zipfile.ZipFile(saved) as archive:
+        names = sorted(name for name in archive.namelist() if not name.endswith("/"))
+        assert names == ["bundle/inner/two.md", "bundle/one.md"]
+        assert archive.read("bundle/inner/two.md") == b"# Two\n"
+
+
+def test_a_note_made_by_another_program_appears_in_the_tree(page: Page, server: Server) -> None:
+    expect(row(page, server.workspace / "welcome.md")).to_be_visible()
+    outside = server.workspace / "elsewhere" / "outside.md"
+    outside.parent.mkdir()
+    outside.write_text("# Outside\n", encoding="utf-8")
+    expect(row(page, outside)).to_be_visible(timeout=5_000)
+    outside.unlink()
+    expect(row(page, outside)).to_have_count(0, timeout=5_000)
