@@ -256,3 +256,41 @@ def test_a_note_made_by_another_program_appears_in_the_tree(page: Page, server: 
     expect(row(page, outside)).to_be_visible(timeout=5_000)
     outside.unlink()
     expect(row(page, outside)).to_have_count(0, timeout=5_000)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        (".hidden", "dot"),
+        ("welcome", "already has that name"),
+        ("what?", "?"),
+    ],
+)
+def test_a_refused_rename_says_why_and_leaves_the_note(
+    page: Page, server: Server, name: str, says: str
+) -> None:
+    keep = server.workspace / "keep.md"
+    if not keep.exists():
+        keep.write_text("# Keep\n", encoding="utf-8")
+    expect(row(page, keep)).to_be_visible()
+    row(page, keep).focus()
+    page.keyboard.press("F2")
+    field = page.get_by_label("Note name")
+    field.fill(name)
+    field.press("Enter")
+    expect(page.locator(".toast-error")).to_contain_text(says)
+    expect(row(page, keep)).to_be_visible()
+    assert keep.read_text(encoding="utf-8") == "# Keep\n"
+    assert sorted(p.name for p in server.workspace.glob("*keep*")) == ["keep.md"]
+
+
+def test_a_folder_dropped_onto_itself_or_its_own_folder_stays(page: Page, server: Server) -> None:
+    outer = server.workspace / "outer"
+    (outer / "inner").mkdir(parents=True)
+    (outer / "inner" / "deep.md").write_text("# Deep\n", encoding="utf-8")
+    expect(row(page, outer / "inner" / "deep.md")).to_be_visible()
+    row(page, outer).drag_to(row(page, outer / "inner"))
+    row(page, outer / "inner" / "deep.md").drag_to(row(page, outer / "inner"))
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(page.locator(".toast")).to_have_count(0)
+    assert (outer / "inner" / "deep.md").is_file()

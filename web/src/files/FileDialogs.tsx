@@ -132,7 +132,14 @@ function TrashView() {
   };
   useEffect(() => void load(), []);
   const close = () => (fileDialog.value = null);
+  /** Emptying is for good: the first click asks, the second empties. */
+  const sure = useSignal(false);
   const empty = async () => {
+    if (!sure.value) {
+      sure.value = true;
+      return;
+    }
+    sure.value = false;
     try {
       const done = await filesApi.emptyTrash();
       toast(`Removed ${done.removed} item${done.removed === 1 ? "" : "s"} for good`, "success");
@@ -180,7 +187,7 @@ function TrashView() {
       <div class="export-actions">
         {list?.length ? (
           <button class="button button-danger" onClick={() => void empty()}>
-            Empty trash
+            {sure.value ? "Remove all for good?" : "Empty trash"}
           </button>
         ) : null}
         <button class="button" data-autofocus onClick={close}>

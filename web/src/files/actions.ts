@@ -9,7 +9,7 @@ import { openChats } from "../chat/chatState";
 import { chatApi } from "../chat/chatApi";
 import { copyText } from "../clipboard";
 import { baseName, dirName, isMarkdown } from "../paths";
-import { files, openPath, refreshFiles, toast } from "../state";
+import { files, openPath, refreshFiles, refreshRecents, toast } from "../state";
 import { filesApi, type LinkUpdates } from "./filesApi";
 import { applyChanges, isUnder, knownFolders, toggleFolder, unfoldTo, workspaceOf } from "./tree";
 
@@ -106,6 +106,7 @@ export async function moveEntry(path: string, to: string, verb: "Renamed" | "Mov
     const done = await filesApi.move(path, to, choice === "update");
     const workspace = workspaceOf(done.path);
     if (workspace) applyChanges(workspace, [{ action: "moved", path: done.path, to: done.to, isFolder: done.isFolder }]);
+    void refreshRecents();
     const links = done.linksUpdated.length;
     const said = `${verb} ${baseName(done.path)} to ${verb === "Renamed" ? baseName(done.to) : done.to}`;
     toast(links ? `${said}; links updated in ${links} note${links === 1 ? "" : "s"}` : said, "success", {

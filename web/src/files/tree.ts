@@ -6,7 +6,7 @@
 import { batch, computed, signal } from "@preact/signals";
 import type { FileEntry } from "../api";
 import { baseName, isMarkdown } from "../paths";
-import { files, refreshFiles } from "../state";
+import { files, refreshFiles, sidebarOpen } from "../state";
 import type { WindowEvent } from "../events";
 import { filesApi, type TreeChange, type TreeData, type Workspace } from "./filesApi";
 
@@ -253,4 +253,11 @@ export function focusRow(path: string): void {
   requestAnimationFrame(() => {
     document.querySelector<HTMLElement>(`.tree [role="treeitem"][data-path="${CSS.escape(path)}"]`)?.focus();
   });
+}
+
+/** Show `path`'s row: the sidebar open, its folders unfolded, the row focused. */
+export function revealInTree(path: string): void {
+  sidebarOpen.value = true;
+  unfoldTo(path);
+  focusRow(path);
 }
