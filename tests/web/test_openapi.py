@@ -7,8 +7,8 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
-from quire.api.operations import OPERATIONS
 from quire.api.base import Answer
+from quire.api.operations import OPERATIONS
 from quire.web.openapi import component, openapi_document, route_table
 from tests.support.contract import check_answer
 from tests.web.conftest import AUTH

@@ -58,7 +58,9 @@ def png(width: int = 3, height: int = 2) -> bytes:
 
 def drop_files(page: Page, target: Locator, files: dict[str, tuple[bytes, str]]) -> None:
     """Drop ``files`` (name -> bytes, type) on ``target`` the way a file manager's drag does."""
-    payload = [[name, base64.b64encode(data).decode(), kind] for name, (data, kind) in files.items()]
+    payload = [
+        [name, base64.b64encode(data).decode(), kind] for name, (data, kind) in files.items()
+    ]
     transfer = page.evaluate_handle(
         """(files) => {
             const transfer = new DataTransfer();
@@ -222,9 +224,7 @@ def test_files_dropped_on_a_folder_are_uploaded_into_it(page: Page, server: Serv
     inbox.mkdir()
     (inbox / "first.md").write_text("# First\n", encoding="utf-8")
     expect(row(page, inbox)).to_be_visible()
-    drop_files(
-        page, row(page, inbox), {"dropped.md": (b"# Dropped\n", "text/markdown")}
-    )
+    drop_files(page, row(page, inbox), {"dropped.md": (b"# Dropped\n", "text/markdown")})
     expect(row(page, inbox / "dropped.md")).to_be_visible()
     assert (inbox / "dropped.md").read_bytes() == b"# Dropped\n"
 
