@@ -39,7 +39,7 @@ def row(page: Page, path: Path) -> Locator:
     return page.locator(f'.tree [role="treeitem"][data-path="{path}"]')
 
 
-def png(width: int = 3, height: int = 2) -> bytes:
+def png(width: int, height: int) -> bytes:
     """A small valid PNG (red pixels), made here."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
@@ -56,8 +56,11 @@ def png(width: int = 3, height: int = 2) -> bytes:
     )
 
 
-def drop_files(page: Page, target: Locator, files: dict[str, tuple[bytes, str]]) -> None:
-    """Drop ``files`` (name -> bytes, type) on ``target`` the way a file manager's drag does."""
+def drop_files(
+    page: Page, target: Locator, files: dict[str, tuple[bytes, str]], at: Locator | None = None
+) -> None:
+    """Drop ``files`` (name -> bytes, type) on ``target`` the way a file manager's drag does,
+    the pointer over the middle of ``at`` (``target`` itself by default)."""
     payload = [
         [name, base64.b64encode(data).decode(), kind] for name, (data, kind) in files.items()
     ]
@@ -72,8 +75,11 @@ def drop_files(page: Page, target: Locator, files: dict[str, tuple[bytes, str]])
         }""",
         payload,
     )
-    target.dispatch_event("dragover", {"dataTransfer": transfer})
-    target.dispatch_event("drop", {"dataTransfer": transfer})
+    box = (at or target).bounding_box()
+    assert box is not None
+    point = {"clientX": box["x"] + box["width"] / 2, "clientY": box["y"] + box["height"] / 2}
+    target.dispatch_event("dragover", {"dataTransfer": transfer, **point})
+    target.dispatch_event("drop", {"dataTransfer": transfer, **point})
 
 
 def links_known(server: Server, path: Path, to: Path, notes: int) -> None:
@@ -198,22 +204,27 @@ def test_a_picture_dropped_into_the_editor_is_uploaded_linked_and_shown_in_read_
     page: Page, server: Server
 ) -> None:
     note = server.workspace / "notes" / "pictured.md"
-    note.write_text("# Pictured\n\nBelow comes a picture.\n", encoding="utf-8")
+    note.write_text("# Pictured\n\nBelow comes a picture.\n\n\n\nThe end.\n", encoding="utf-8")
     expect(row(page, note)).to_be_visible()
     row(page, note).click()
     page.locator("[data-view-button=edit]").click()
     editor = page.get_by_label("Document editor")
     expect(editor).to_contain_text("Below comes a picture.")
-    drop_files(page, editor, {"red dot.png": (png(), "image/png")})
-    expect(editor).to_contain_text("![red dot](<assets/red dot.png>)")
+    expect(editor).to_contain_text("The end.")
+    # Dropped on the middle one of the empty lines between the paragraphs: the link goes there.
+    empty_line = editor.locator(".cm-line").nth(4)
+    expect(empty_line).to_have_text("")
+    drop_files(page, editor, {"red dot.png": (png(48, 32), "image/png")}, at=empty_line)
+    expect(empty_line).to_have_text("![red dot](<assets/red dot.png>)")
     picture = server.workspace / "notes" / "assets" / "red dot.png"
-    assert picture.read_bytes() == png()
+    assert picture.read_bytes() == png(48, 32)
 
     page.locator("[data-view-button=read]").click()
-    image = page.locator(".read-content img")
+    image = page.locator(".read-content p > img")
     expect(image).to_have_count(1)
+    expect(image.locator("xpath=..")).to_have_text("")  # a paragraph of its own
     eventually(
-        lambda: image.evaluate("(img) => img.complete && img.naturalWidth") == 3,
+        lambda: image.evaluate("(img) => img.complete && img.naturalWidth") == 48,
         "the picture to load in Read view",
     )
     screenshot(page, "43-files-picture")
@@ -294,3 +305,32 @@ def test_a_folder_dropped_onto_itself_or_its_own_folder_stays(page: Page, server
     expect(page.get_by_role("dialog")).to_have_count(0)
     expect(page.locator(".toast")).to_have_count(0)
     assert (outer / "inner" / "deep.md").is_file()
+
+
+def test_a_burst_of_notes_from_another_program_all_appear(page: Page, server: Server) -> None:
+    burst = server.workspace / "burst"
+    expect(row(page, server.workspace / "welcome.md")).to_be_visible()
+    burst.mkdir()
+    for index in range(60):
+        (burst / f"note {index:02}.md").write_text(f"# Note {index}\n", encoding="utf-8")
+    expect(page.locator(f'.tree [data-path^="{burst}/"]')).to_have_count(60)
+    expect(row(page, burst / "note 59.md")).to_be_visible()
+
+
+def test_escape_in_the_links_dialog_moves_nothing(page: Page, server: Server) -> None:
+    stay = server.workspace / "stay.md"
+    stay.write_text("# Stay\n", encoding="utf-8")
+    pointer = server.workspace / "pointer.md"
+    pointer.write_text("[here](stay.md)\n", encoding="utf-8")
+    shelf = server.workspace / "shelf"
+    shelf.mkdir()
+    (shelf / "book.md").write_text("# Book\n", encoding="utf-8")
+    links_known(server, stay, shelf / "stay.md", 1)
+    row(page, stay).drag_to(row(page, shelf))
+    dialog = page.get_by_role("dialog", name="Update links?")
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(row(page, stay)).to_be_visible()
+    assert stay.is_file() and not (shelf / "stay.md").exists()
+    assert pointer.read_text(encoding="utf-8") == "[here](stay.md)\n"

@@ -9,7 +9,7 @@ import { chatOpen, handleChatEvent, openFromAddress } from "../chat/chatState";
 import { keepLive } from "../collab";
 import { EventChannel, type WindowEvent } from "../events";
 import { exportDialog } from "../exporting";
-import { fileDialog } from "../files/actions";
+import { closeFileDialog, fileDialog } from "../files/actions";
 import { FileDialogs } from "../files/FileDialogs";
 import { handleTreeEvent } from "../files/tree";
 import {
@@ -70,7 +70,7 @@ function onKey(event: KeyboardEvent): void {
     sidebarOpen.value = !sidebarOpen.value;
   } else if (key === "escape" && !event.defaultPrevented) {
     if (exportDialog.value) exportDialog.value = null;
-    else if (fileDialog.value) fileDialog.value = null;
+    else if (fileDialog.value) closeFileDialog();
     else if (paletteOpen.value) paletteOpen.value = false;
     else if (settingsOpen.value) settingsOpen.value = false;
     else if (presenting.value) void leavePresent();

@@ -9,6 +9,7 @@ import { baseName, relativeTime } from "../paths";
 import { toast } from "../state";
 import { fileDialog, restore, type FileDialog as Asked } from "./actions";
 import { filesApi, type LinkUpdates, type TrashItem } from "./filesApi";
+import { shownPath } from "./tree";
 
 function Frame({
   label,
@@ -63,7 +64,7 @@ function ConfirmDelete({ path, isFolder, answer }: { path: string; isFolder: boo
         {isFolder ? "The folder and everything in it go" : "The note goes"} to the trash, where it can be restored for
         30 days. Open tabs showing it close.
       </p>
-      <p class="file-dialog-path">{path}</p>
+      <p class="file-dialog-path">{shownPath(path)}</p>
       <div class="export-actions">
         <button class="button" onClick={() => answer(false)}>
           Cancel
@@ -85,7 +86,7 @@ function LinksDialog({ updates, answer }: { updates: LinkUpdates; answer: (choic
   return (
     <Frame label="Update links?" icon="edit" onClose={() => done("cancel")}>
       <p>
-        Moving <strong>{baseName(updates.path)}</strong> to <code>{updates.to}</code> changes links in {count} note
+        Moving <strong>{baseName(updates.path)}</strong> to <code>{shownPath(updates.to)}</code> changes links in {count} note
         {count === 1 ? "" : "s"}:
       </p>
       <ul class="file-dialog-list" aria-label="Notes whose links change">

@@ -11,7 +11,7 @@ import { copyText } from "../clipboard";
 import { baseName, dirName, isMarkdown } from "../paths";
 import { files, openPath, refreshFiles, refreshRecents, toast } from "../state";
 import { filesApi, type LinkUpdates } from "./filesApi";
-import { applyChanges, isUnder, knownFolders, toggleFolder, unfoldTo, workspaceOf } from "./tree";
+import { applyChanges, isUnder, knownFolders, shownPath, toggleFolder, unfoldTo, workspaceOf } from "./tree";
 
 /** What the file dialogs show: a delete to confirm, a move's link updates, or the trash. */
 export type FileDialog =
@@ -21,6 +21,14 @@ export type FileDialog =
 export type LinkChoice = "update" | "keep" | "cancel";
 
 export const fileDialog = signal<FileDialog | null>(null);
+
+/** Close the open file dialog as its Cancel would (Escape from anywhere). */
+export function closeFileDialog(): void {
+  const open = fileDialog.peek();
+  fileDialog.value = null;
+  if (open?.kind === "links") open.answer("cancel");
+  else if (open?.kind === "delete") open.answer(false);
+}
 /** The tree row showing a name field (a rename, or a note or folder just made: a new note
  * opens once it is named). */
 export const renaming = signal<{ path: string; thenOpen: boolean } | null>(null);
@@ -108,7 +116,7 @@ export async function moveEntry(path: string, to: string, verb: "Renamed" | "Mov
     if (workspace) applyChanges(workspace, [{ action: "moved", path: done.path, to: done.to, isFolder: done.isFolder }]);
     void refreshRecents();
     const links = done.linksUpdated.length;
-    const said = `${verb} ${baseName(done.path)} to ${verb === "Renamed" ? baseName(done.to) : done.to}`;
+    const said = `${verb} ${baseName(done.path)} to ${verb === "Renamed" ? baseName(done.to) : shownPath(done.to)}`;
     toast(links ? `${said}; links updated in ${links} note${links === 1 ? "" : "s"}` : said, "success", {
       label: "Undo",
       run: () => void moveBack(done.to, done.path, choice === "update"),

@@ -82,6 +82,15 @@ export function workspaceOf(path: string): string | null {
   return [...roots].filter((root) => isUnder(path, root)).sort((a, b) => b.length - a.length)[0] ?? null;
 }
 
+/** `path` as the person reads it: relative to its workspace (the workspace's name first when
+ * the server serves more than one). */
+export function shownPath(path: string): string {
+  const workspace = workspaceOf(path);
+  if (!workspace || workspace === path) return path;
+  const relative = path.slice(workspace.length + 1);
+  return workspaces.peek().length > 1 ? `${baseName(workspace)}/${relative}` : relative;
+}
+
 function entryAt(path: string, workspace: string): FileEntry {
   return { path, workspace, relPath: path.slice(workspace.length + 1), mtimeMs: Date.now(), size: 0 };
 }
