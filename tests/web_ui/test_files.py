@@ -334,3 +334,39 @@ def test_escape_in_the_links_dialog_moves_nothing(page: Page, server: Server) ->
     expect(row(page, stay)).to_be_visible()
     assert stay.is_file() and not (shelf / "stay.md").exists()
     assert pointer.read_text(encoding="utf-8") == "[here](stay.md)\n"
+
+
+def test_duplicate_copy_path_reveal_and_a_new_chat_from_the_tree(
+    page: Page, server: Server
+) -> None:
+    original = server.workspace / "twin.md"
+    original.write_text("# Twin\n", encoding="utf-8")
+    expect(row(page, original)).to_be_visible()
+    row(page, original).focus()
+    page.keyboard.press("Control+d")
+    copy = server.workspace / "twin copy.md"
+    expect(row(page, copy)).to_be_visible()
+    assert copy.read_text(encoding="utf-8") == "# Twin\n"
+
+    row(page, copy).focus()
+    page.keyboard.press("Control+c")
+    expect(page.locator(".toast", has_text=f"Copied {copy}")).to_be_visible()
+
+    # Reveal: the open document's folders unfold and its row takes focus.
+    plan = server.workspace / "notes" / "plan.md"
+    row(page, plan).click()
+    row(page, server.workspace / "notes").locator(".tree-twisty").click()
+    expect(row(page, plan)).to_have_count(0)
+    page.keyboard.press("Control+k")
+    page.get_by_label("Command or file name").fill(">reveal")
+    page.keyboard.press("Enter")
+    expect(row(page, plan)).to_be_focused()
+
+    shelf = server.workspace / "chats-here"
+    shelf.mkdir()
+    (shelf / "readme.md").write_text("# Readme\n", encoding="utf-8")
+    expect(row(page, shelf)).to_be_visible()
+    row(page, shelf).click(button="right")
+    page.get_by_role("menuitem", name="New chat here").click()
+    expect(page.get_by_role("region", name="New chat")).to_be_visible()
+    assert (shelf / "new-chat.md").is_file()
