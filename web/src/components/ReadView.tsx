@@ -10,7 +10,7 @@ import { metrics } from "../metrics";
 import { filesApi } from "../files/filesApi";
 import { isMarkdown, resolveLink } from "../paths";
 import { blockOfLine, lineOfBlock, onLeave, rememberedLine, rememberLine, topBlock } from "../scroll";
-import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask } from "../state";
+import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask, windowState } from "../state";
 import { clickPlaceholder, preparePlaceholders } from "../render/remoteImages";
 import { Backlinks } from "./Backlinks";
 
@@ -184,7 +184,9 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
         latest = rendered;
         if (typeof rendered.dirty === "boolean") markDirty(tab.docId, rendered.dirty);
         content.current.classList.toggle("is-long", rendered.partial === true || rendered.html.length > LONG_HTML);
-        const inserted = morph(content.current, rendered.html, tab.path);
+        // The tab's path now: a rename or move changes it under the same document.
+        const path = windowState.peek().tabs.find((open) => open.docId === tab.docId)?.path ?? tab.path;
+        const inserted = morph(content.current, rendered.html, path);
         prepare(inserted);
         preparePlaceholders(inserted, tab.docId);
         state.value = "ready";

@@ -192,7 +192,11 @@ function flush(): void {
   timer = undefined;
   const batchOf = pending;
   pending = [];
-  if (batchOf.some((data) => data.rescan)) {
+  const rescanned = batchOf.filter((data) => data.rescan).map((data) => data.workspace);
+  if (rescanned.length) {
+    // Too much changed to name: the listing is the truth again, and a folder known only from
+    // events may be gone.
+    knownFolders.value = new Set([...knownFolders.peek()].filter((path) => !rescanned.some((root) => isUnder(path, root))));
     void refreshFiles();
     return;
   }
