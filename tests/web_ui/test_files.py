@@ -27,6 +27,8 @@ from playwright.sync_api import expect
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
+    from tests.web_ui.conftest import PageFactory
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
@@ -370,3 +372,34 @@ def test_duplicate_copy_path_reveal_and_a_new_chat_from_the_tree(
     page.get_by_role("menuitem", name="New chat here").click()
     expect(page.get_by_role("region", name="New chat")).to_be_visible()
     assert (shelf / "new-chat.md").is_file()
+
+
+def test_the_menu_works_from_the_keyboard_and_other_windows_see_the_change(
+    open_page: PageFactory, server: Server
+) -> None:
+    first, second = open_page(), open_page()
+    folder = server.workspace / "keyed"
+    folder.mkdir()
+    (folder / "start.md").write_text("# Start\n", encoding="utf-8")
+    expect(row(first, folder)).to_be_visible()
+    row(first, folder).focus()
+    first.keyboard.press("Shift+F10")
+    menu = first.get_by_role("menu", name="File actions")
+    expect(menu.get_by_role("menuitem").first).to_be_focused()
+    first.keyboard.press("Escape")
+    expect(menu).to_have_count(0)
+    expect(row(first, folder)).to_be_focused()
+
+    first.keyboard.press("ContextMenu")
+    expect(menu.get_by_role("menuitem").first).to_be_focused()
+    first.keyboard.press("ArrowDown")
+    expect(menu.get_by_role("menuitem", name="New folder")).to_be_focused()
+    first.keyboard.press("Enter")
+    field = first.get_by_label("Folder name")
+    field.fill("Made by keys")
+    field.press("Enter")
+    made = folder / "Made by keys"
+    expect(row(first, made)).to_be_focused()
+    assert made.is_dir()
+    # The other window's tree shows the new (empty) folder too.
+    expect(row(second, made)).to_be_visible()

@@ -2,7 +2,7 @@
 // that file or folder. Arrow keys move through it, Escape closes it and focus goes back to the row.
 
 import { signal } from "@preact/signals";
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { Icon, type IconName } from "../components/Icons";
 import { dirName } from "../paths";
 import { openPath } from "../state";
@@ -67,7 +67,8 @@ function entries({ path, kind }: MenuAt): Entry[][] {
 export function ContextMenu() {
   const at = menu.value;
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // Before paint, so a key pressed right after the menu opens already lands in it.
+  useLayoutEffect(() => {
     if (!at || !box.current) return;
     const element = box.current;
     const rect = element.getBoundingClientRect();
