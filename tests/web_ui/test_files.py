@@ -403,3 +403,22 @@ def test_the_menu_works_from_the_keyboard_and_other_windows_see_the_change(
     assert made.is_dir()
     # The other window's tree shows the new (empty) folder too.
     expect(row(second, made)).to_be_visible()
+
+
+def test_an_open_note_follows_its_folder_moved_by_drag(page: Page, server: Server) -> None:
+    carry = server.workspace / "carry"
+    carry.mkdir()
+    (carry / "inside.md").write_text("# Inside\n\nStill here.\n", encoding="utf-8")
+    target = server.workspace / "dest"
+    target.mkdir()
+    (target / "other.md").write_text("# Other\n", encoding="utf-8")
+    expect(row(page, carry / "inside.md")).to_be_visible()
+    row(page, carry / "inside.md").click()
+    expect(page.locator(".read-content")).to_contain_text("Still here.")
+    row(page, carry).drag_to(row(page, target))
+    moved = target / "carry" / "inside.md"
+    expect(row(page, moved)).to_be_visible()
+    expect(page.get_by_role("navigation", name="Location")).to_contain_text("dest")
+    expect(page.get_by_role("navigation", name="Location")).to_have_attribute("title", str(moved))
+    expect(page.locator(".read-content")).to_contain_text("Still here.")
+    assert moved.is_file() and not carry.exists()
