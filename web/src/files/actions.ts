@@ -31,7 +31,7 @@ export function closeFileDialog(): void {
 }
 /** The tree row showing a name field (a rename, or a note or folder just made: a new note
  * opens once it is named). */
-export const renaming = signal<{ path: string; thenOpen: boolean } | null>(null);
+export const renaming = signal<{ path: string; thenOpen: boolean; fresh?: boolean } | null>(null);
 
 function fail(error: unknown): void {
   if (error instanceof ApiError && error.status === 401) return;
@@ -71,7 +71,7 @@ export async function newNote(folder: string): Promise<void> {
     unfoldTo(made.path);
     toggleFolder(folder, true);
     changed(made.path, "created", false);
-    renaming.value = { path: made.path, thenOpen: true };
+    renaming.value = { path: made.path, thenOpen: true, fresh: true };
   } catch (error) {
     fail(error);
   }
@@ -82,7 +82,7 @@ export async function newFolder(parent: string): Promise<void> {
     const made = await filesApi.createFolder(freeName(parent, "New folder", ""));
     toggleFolder(parent, true);
     changed(made.path, "created", true);
-    renaming.value = { path: made.path, thenOpen: false };
+    renaming.value = { path: made.path, thenOpen: false, fresh: true };
   } catch (error) {
     fail(error);
   }
@@ -105,7 +105,11 @@ function askLinks(updates: LinkUpdates): Promise<LinkChoice> {
 
 /** Rename or move `path` to `to`. When links name it, the dialog lists the notes they are in
  * and the person chooses to update them, move without, or stay. Returns where it went. */
-export async function moveEntry(path: string, to: string, verb: "Renamed" | "Moved" = "Moved"): Promise<string | null> {
+export async function moveEntry(
+  path: string,
+  to: string,
+  verb: "Renamed" | "Moved" | "Named" = "Moved",
+): Promise<string | null> {
   if (to === path) return path;
   try {
     const updates = await filesApi.links(path, to);
@@ -115,6 +119,8 @@ export async function moveEntry(path: string, to: string, verb: "Renamed" | "Mov
     const workspace = workspaceOf(done.path);
     if (workspace) applyChanges(workspace, [{ action: "moved", path: done.path, to: done.to, isFolder: done.isFolder }]);
     void refreshRecents();
+    // A note or folder just made and named: its row says it all.
+    if (verb === "Named") return done.to;
     const links = done.linksUpdated.length;
     const said = `${verb} ${baseName(done.path)} to ${verb === "Renamed" ? baseName(done.to) : shownPath(done.to)}`;
     toast(links ? `${said}; links updated in ${links} note${links === 1 ? "" : "s"}` : said, "success", {
@@ -154,7 +160,7 @@ export async function finishRename(path: string, name: string | null, isFolder: 
   if (asked?.path !== path) return path;
   renaming.value = null;
   const to = name?.trim() ? renamedPath(path, name, isFolder) : path;
-  const now = to === path ? path : ((await moveEntry(path, to, "Renamed")) ?? path);
+  const now = to === path ? path : ((await moveEntry(path, to, asked.fresh ? "Named" : "Renamed")) ?? path);
   if (asked.thenOpen) void openPath(now, "edit");
   return now;
 }
