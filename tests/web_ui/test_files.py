@@ -422,3 +422,19 @@ def test_an_open_note_follows_its_folder_moved_by_drag(page: Page, server: Serve
     expect(page.get_by_role("navigation", name="Location")).to_have_attribute("title", str(moved))
     expect(page.locator(".read-content")).to_contain_text("Still here.")
     assert moved.is_file() and not carry.exists()
+
+
+def test_a_note_dragged_from_the_tree_into_the_editor_drops_as_a_relative_link(
+    page: Page, server: Server
+) -> None:
+    note = server.workspace / "notes" / "linking.md"
+    note.write_text("# Linking\n\n\n\nEnd.\n", encoding="utf-8")
+    expect(row(page, note)).to_be_visible()
+    row(page, note).click()
+    page.locator("[data-view-button=edit]").click()
+    editor = page.get_by_label("Document editor")
+    expect(editor).to_contain_text("End.")
+    empty_line = editor.locator(".cm-line").nth(2)
+    row(page, server.workspace / "welcome.md").drag_to(empty_line)
+    expect(empty_line).to_have_text("[welcome](../welcome.md)")
+    assert note.read_text(encoding="utf-8") == "# Linking\n\n\n\nEnd.\n"  # not saved yet

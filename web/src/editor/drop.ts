@@ -1,10 +1,13 @@
 // Pictures (and other files) dropped or pasted into the editor: each is uploaded beside the note
 // (the server picks the folder, `assets/` by default) and the Markdown link the server answers is
-// inserted where it was dropped, or at the cursor for a paste.
+// inserted where it was dropped, or at the cursor for a paste. A note dragged from the file tree
+// drops as a relative Markdown link to it.
 
 import { EditorView } from "@codemirror/view";
 import { ApiError } from "../api";
 import { filesApi } from "../files/filesApi";
+import { DRAG_TYPE } from "../files/tree";
+import { dirName, relativePath, title } from "../paths";
 import { toast } from "../state";
 
 async function insertUploads(view: EditorView, note: string, picked: File[], at: number): Promise<void> {
@@ -26,15 +29,25 @@ async function insertUploads(view: EditorView, note: string, picked: File[], at:
   view.focus();
 }
 
+function insertLink(view: EditorView, note: string, target: string, at: number): void {
+  const relative = relativePath(dirName(note), target);
+  const href = /[\s()]/.test(relative) ? `<${relative}>` : relative;
+  const text = `[${title(target)}](${href})`;
+  view.dispatch({ changes: { from: at, insert: text }, selection: { anchor: at + text.length }, userEvent: "input.drop" });
+  view.focus();
+}
+
 /** The editor extension; `notePath` gives the note's path now (it follows a rename). */
 export function uploadOnDrop(notePath: () => string) {
   return EditorView.domEventHandlers({
     drop(event, view) {
       const picked = [...(event.dataTransfer?.files ?? [])];
-      if (picked.length === 0) return false;
+      const dragged = event.dataTransfer?.getData(DRAG_TYPE) ?? "";
+      if (picked.length === 0 && !dragged) return false;
       event.preventDefault();
       const at = view.posAtCoords({ x: event.clientX, y: event.clientY }) ?? view.state.selection.main.head;
-      void insertUploads(view, notePath(), picked, at);
+      if (dragged) insertLink(view, notePath(), dragged, at);
+      else void insertUploads(view, notePath(), picked, at);
       return true;
     },
     paste(event, view) {

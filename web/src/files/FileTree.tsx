@@ -14,13 +14,12 @@ import { dirName, title } from "../paths";
 import { activeTab, files, filesLoaded, openPath } from "../state";
 import { askDelete, copyPath, duplicate, fileDialog, finishRename, moveInto, newFolder, newNote, renaming, uploadInto } from "./actions";
 import { ContextMenu, openMenu, type RowKind } from "./ContextMenu";
-import { buildTree, collapsed, focusRow, loadWorkspaces, toggleFolder, tree, workspaces, type TreeFolder } from "./tree";
+import { buildTree, collapsed, DRAG_TYPE, focusRow, loadWorkspaces, toggleFolder, tree, workspaces, type TreeFolder } from "./tree";
 
 /** The row that holds the tree's one tab stop (the last focused). */
 const focusedPath = signal<string | null>(null);
 /** The folder a drag hovers over. */
 const dropTarget = signal<string | null>(null);
-const DRAG_TYPE = "application/x-quire-path";
 
 const rowSelector = '[role="treeitem"]';
 

@@ -24,6 +24,9 @@ export const workspaces = signal<Workspace[]>([]);
 export const knownFolders = signal<ReadonlySet<string>>(new Set());
 export const collapsed = signal<ReadonlySet<string>>(loadCollapsed());
 
+/** The drag data type of a tree row (its absolute path). */
+export const DRAG_TYPE = "application/x-quire-path";
+
 /** How long a burst of tree events may gather before the tree is patched once. */
 const COALESCE_MS = 60;
 
