@@ -267,9 +267,9 @@ def test_a_note_made_by_another_program_appears_in_the_tree(page: Page, server: 
     outside = server.workspace / "elsewhere" / "outside.md"
     outside.parent.mkdir()
     outside.write_text("# Outside\n", encoding="utf-8")
-    expect(row(page, outside)).to_be_visible(timeout=5_000)
+    expect(row(page, outside)).to_be_visible()
     outside.unlink()
-    expect(row(page, outside)).to_have_count(0, timeout=5_000)
+    expect(row(page, outside)).to_have_count(0)
 
 
 @pytest.mark.parametrize(
