@@ -99,4 +99,4 @@ def test_a_conflict_frame_is_either_shown_or_resolved() -> None:
         {"kind": "conflict", "data": {"docId": "x", "path": "/p", "resolved": True, "dirty": False}}
     )
     assert isinstance(shown.data, events.ConflictShown)
-    assert isinstance(resolved.data, events.ConflictResolved)
+    assert isinstance(resolved.data, events.ConflictEnded)

@@ -7,8 +7,9 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
+from quire.api.base import Answer
 from quire.api.operations import OPERATIONS
-from quire.web.openapi import openapi_document, route_table
+from quire.web.openapi import component, openapi_document, route_table
 from tests.support.contract import check_answer
 from tests.web.conftest import AUTH
 
@@ -136,3 +137,15 @@ def test_the_contract_check_takes_any_of_an_operations_shapes() -> None:
     with pytest.raises(AssertionError, match="field `html` of Rendered") as caught:
         check_answer(other)
     assert "field `items` of RenderedTexts" in str(caught.value)
+
+
+def test_two_models_of_one_name_are_refused() -> None:
+    # Two answers named alike would share one generated TypeScript type: one would be wrong.
+    def model(field: str) -> type[Answer]:
+        return type("Twin", (Answer,), {"__annotations__": {field: str}})
+
+    schemas: dict[str, Any] = {}
+    component(model("path"), schemas)
+    component(model("path"), schemas)  # the same shape again is the same model
+    with pytest.raises(LookupError, match="two API models are named Twin"):
+        component(model("other"), schemas)

@@ -112,6 +112,13 @@ def server_env() -> dict[str, str]:
 @pytest.fixture
 def server(tmp_path: Path, server_env: dict[str, str]) -> Iterator[Server]:
     """`quire serve` on a free port over a small workspace, stopped with SIGINT afterwards."""
+    with serve(tmp_path, server_env) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def serve(tmp_path: Path, server_env: dict[str, str]) -> Iterator[Server]:
+    """Run `quire serve` over a small workspace in ``tmp_path`` (a module's one server)."""
     workspace = (tmp_path / "workspace").resolve()
     (workspace / "notes").mkdir(parents=True)
     (workspace / "welcome.md").write_text(WELCOME, encoding="utf-8")

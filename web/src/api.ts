@@ -62,12 +62,14 @@ export function notifyUnauthorized(): void {
 }
 
 export async function request<T>(method: string, url: string, body?: unknown): Promise<T> {
+  // A Blob goes as its bytes (an upload); anything else as JSON.
+  const raw = body instanceof Blob;
   const init: RequestInit = {
     method,
     credentials: "same-origin",
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    headers: body === undefined ? {} : { "Content-Type": raw ? "application/octet-stream" : "application/json" },
   };
-  if (body !== undefined) init.body = JSON.stringify(body);
+  if (body !== undefined) init.body = raw ? body : JSON.stringify(body);
   let response: Response;
   try {
     response = await fetch(url, init);

@@ -8,5 +8,6 @@ import "./styles/app.css";
 import "./styles/document.css";
 import "./styles/settings.css";
 import "./styles/chat.css";
+import "./styles/files.css";
 
 render(<App />, document.getElementById("app")!);

@@ -72,3 +72,12 @@ export function relativeTime(at: number, now = Date.now()): string {
   if (hours < 24) return `${hours} h ago`;
   return new Date(at).toLocaleDateString(undefined, { month: "short", day: "numeric" });
 }
+
+/** The relative path from the folder `from` to `to` (both absolute, `/`-separated). */
+export function relativePath(from: string, to: string): string {
+  const base = from.split("/").filter(Boolean);
+  const target = to.split("/").filter(Boolean);
+  let same = 0;
+  while (same < base.length && same < target.length - 1 && base[same] === target[same]) same++;
+  return [...base.slice(same).map(() => ".."), ...target.slice(same)].join("/");
+}

@@ -45,6 +45,13 @@ export interface Toast {
   id: number;
   text: string;
   tone: "info" | "error" | "success";
+  /** A button on the toast (Undo): running it closes the toast. */
+  action?: ToastAction;
+}
+
+export interface ToastAction {
+  label: string;
+  run: () => void;
 }
 
 export interface ReviewNotice {
@@ -86,12 +93,15 @@ export const activeTab = computed<TabInfo | null>(() => {
 export const presenting = computed(() => windowState.value.present && activeTab.value !== null);
 
 let toastId = 0;
-export function toast(text: string, tone: Toast["tone"] = "info"): void {
+export function toast(text: string, tone: Toast["tone"] = "info", action?: ToastAction): void {
   const id = ++toastId;
-  toasts.value = [...toasts.value.slice(-3), { id, text, tone }];
-  window.setTimeout(() => {
-    toasts.value = toasts.value.filter((item) => item.id !== id);
-  }, tone === "error" ? 7000 : 4000);
+  toasts.value = [...toasts.value.slice(-3), { id, text, tone, ...(action ? { action } : {}) }];
+  // A toast with an Undo stays long enough to reach for it.
+  window.setTimeout(() => dismissToast(id), action ? 10_000 : tone === "error" ? 7000 : 4000);
+}
+
+export function dismissToast(id: number): void {
+  toasts.value = toasts.value.filter((item) => item.id !== id);
 }
 
 function reportError(error: unknown): void {

@@ -197,7 +197,7 @@ class Pinned(Answer):
     pinned: bool
 
 
-class Deleted(Answer):
+class ChatDeleted(Answer):
     """The answer of a delete."""
 
     deleted: Literal[True] = True

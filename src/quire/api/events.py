@@ -105,7 +105,7 @@ class ConflictShown(Answer):
     disk: str
 
 
-class ConflictResolved(Answer):
+class ConflictEnded(Answer):
     """A document's conflict ended; ``dirty`` says whether unsaved edits remain."""
 
     doc_id: str
@@ -116,7 +116,7 @@ class ConflictResolved(Answer):
 
 class ConflictEvent(Answer):
     kind: Literal["conflict"] = "conflict"
-    data: ConflictShown | ConflictResolved
+    data: ConflictShown | ConflictEnded
 
 
 class ChatData(Answer):

@@ -249,7 +249,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", "/api/chats/pin", "Pin or unpin a chat", "chats", chats.ChatPinBody,
               answer=chats.Pinned),
     Operation("POST", "/api/chats/delete", "Delete a chat", "chats", chats.ChatPathBody,
-              answer=chats.Deleted),
+              answer=chats.ChatDeleted),
     Operation("GET", "/api/chats/gifs", "The chat pictures of a workspace", "chats",
               query=(Query("workspace", "string", "The served folder.", True),),
               answer=chats.GifList),

@@ -14,10 +14,10 @@ from quire.api.base import AnswerT
 from quire.api.chats import (
     AvatarSet,
     ChatCreated,
+    ChatDeleted,
     ChatList,
     ChatSummary,
     ChatView,
-    Deleted,
     GifList,
     Left,
     Pinned,
@@ -145,7 +145,7 @@ class ChatApi:
 
     async def delete(self, path: str) -> None:
         """Delete the chat at ``path`` (anyone waiting on it is told it is gone)."""
-        await self._call(Deleted, "POST", "/api/chats/delete", {"path": path})
+        await self._call(ChatDeleted, "POST", "/api/chats/delete", {"path": path})
 
     async def gifs(self, workspace: str) -> GifList:
         """The reactions and avatars the chats of ``workspace`` may use."""

@@ -25,6 +25,17 @@ __all__ = ["Download", "download"]
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
+PICTURES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".avif": "image/avif",
+}
+"""Pictures are sent as what they are (the Read view shows them from the download); anything
+else, SVG included (it can hold script), as plain bytes."""
+
 
 class Download:
     """What a download sends: a file name, its media type, and the chunks of bytes."""
@@ -70,7 +81,8 @@ def download(folders: AllowedFolders, path: Path) -> Download:
         return Download(f"{spot.name}.zip", "application/zip", _zip(fd, spot.name))
     with spot:
         fd, _ = open_read(spot.folder, spot.name, path)
-    return Download(spot.name, "application/octet-stream", _file(fd))
+    media = PICTURES.get(Path(spot.name).suffix.lower(), "application/octet-stream")
+    return Download(spot.name, media, _file(fd))
 
 
 def _file(fd: int) -> Iterator[bytes]:

@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 from quire.api.chats import (
     ChatAvatarBody,
     ChatCreateBody,
+    ChatDeleted,
     ChatLeaveBody,
     ChatList,
     ChatPathBody,
@@ -25,7 +26,6 @@ from quire.api.chats import (
     ChatPostBody,
     ChatStopBody,
     ChatWaitBody,
-    Deleted,
     Left,
     Pinned,
     StopCount,
@@ -188,7 +188,7 @@ async def delete_chat(request: Request, chats: ChatService) -> Response:
     positions and pin are dropped. Answers `{deleted: true}`."""
     body = await read_body(request, ChatPathBody)
     await chats.delete(current_user(request), absolute_path(body.path))
-    return answer(Deleted())
+    return answer(ChatDeleted())
 
 
 @_chat_route

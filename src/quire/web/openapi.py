@@ -112,6 +112,11 @@ def component(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, str]
     else:
         schema = model.model_json_schema(by_alias=True, mode="validation", ref_template=SCHEMA_REFS)
     schemas.update(schema.pop("$defs", {}))
+    taken = schemas.get(model.__name__)
+    if taken is not None and taken != schema:
+        # Two models of one name would share one TypeScript type: the UI would read the wrong
+        # shape for one of them.
+        raise LookupError(f"two API models are named {model.__name__}: rename one")
     schemas[model.__name__] = schema
     return {"$ref": f"#/components/schemas/{model.__name__}"}
 

@@ -155,6 +155,30 @@ async def test_a_folder_downloads_as_a_zip_without_links_or_dotfiles(world: Worl
         assert archive.read("d/a.md") == b"# A\n"
 
 
+@pytest.mark.parametrize(
+    ("name", "media_type"),
+    [
+        ("a.png", "image/png"),
+        ("b.JPG", "image/jpeg"),
+        ("c.jpeg", "image/jpeg"),
+        ("d.gif", "image/gif"),
+        ("e.webp", "image/webp"),
+        ("f.svg", "application/octet-stream"),
+        ("g.html", "application/octet-stream"),
+        ("h.md", "application/octet-stream"),
+        ("png", "application/octet-stream"),
+        ("i.png.html", "application/octet-stream"),
+    ],
+)
+async def test_a_downloaded_picture_says_what_it_is_and_nothing_else_does(
+    world: World, name: str, media_type: str
+) -> None:
+    path = world.workspace / name
+    path.write_bytes(b"bytes")
+    got = await files_of(world).download(path)
+    assert (got.media_type, b"".join(got.chunks)) == (media_type, b"bytes")
+
+
 # The adversarial table: (operation, source, destination, error) for names and paths.
 LONG = "a" * 252 + ".md"  # 255 bytes
 

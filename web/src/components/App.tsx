@@ -9,6 +9,9 @@ import { chatOpen, handleChatEvent, openFromAddress } from "../chat/chatState";
 import { keepLive } from "../collab";
 import { EventChannel, type WindowEvent } from "../events";
 import { exportDialog } from "../exporting";
+import { closeFileDialog, fileDialog } from "../files/actions";
+import { FileDialogs } from "../files/FileDialogs";
+import { handleTreeEvent } from "../files/tree";
 import {
   activeTab,
   boot,
@@ -68,6 +71,7 @@ function onKey(event: KeyboardEvent): void {
     sidebarOpen.value = !sidebarOpen.value;
   } else if (key === "escape" && !event.defaultPrevented) {
     if (exportDialog.value) exportDialog.value = null;
+    else if (fileDialog.value) closeFileDialog();
     else if (paletteOpen.value) paletteOpen.value = false;
     else if (settingsOpen.value) settingsOpen.value = false;
     else if (presenting.value) void leavePresent();
@@ -103,6 +107,7 @@ export function App() {
     const onEvent = (event: WindowEvent) => {
       handleEvent(event);
       handleChatEvent(event);
+      handleTreeEvent(event);
     };
     const channel = new EventChannel(onEvent, (state) => {
       const wasOffline = connection.peek() === "offline";
@@ -173,6 +178,7 @@ export function App() {
       {settingsOpen.value ? <Settings /> : null}
       <ExportDialog />
       <ApprovalsList />
+      <FileDialogs />
       <Toasts />
     </div>
   );

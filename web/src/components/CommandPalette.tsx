@@ -1,5 +1,5 @@
 // The command palette (Ctrl/Cmd+K): open a file by name, switch view, present, save, search
-// the documents, open the settings. Quick open asks the server's index for titles and paths
+// the documents, reveal the open document in the file tree, open the settings. Quick open asks the server's index for titles and paths
 // (ranked, recent documents first; the recent ones alone when nothing is typed); `>` shows only
 // commands; "Search documents for …" lists the matching files with their snippets.
 
@@ -8,6 +8,7 @@ import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { api, type SearchHit, type SearchPage } from "../api";
 import { chatOpen, leaveChats, openChats } from "../chat/chatState";
 import { openExportDialog } from "../exporting";
+import { revealInTree } from "../files/tree";
 import { baseName, title } from "../paths";
 import { plain } from "../snippets";
 import {
@@ -88,6 +89,7 @@ function commands(): Item[] {
       { id: "present", label: "Present this document", icon: "present", keys: "Esc leaves", run: () => void present() },
       { id: "save", label: "Save", icon: "save", keys: "Ctrl S", run: () => void save(tab) },
       { id: "export", label: "Export…", detail: "PDF, HTML, Word or EPUB", icon: "export", run: () => openExportDialog(tab.path) },
+      { id: "reveal", label: "Reveal in file tree", icon: "target", run: () => revealInTree(tab.path) },
       { id: "close", label: "Close tab", icon: "x", run: () => void closeTab(tab.docId) },
     );
   }

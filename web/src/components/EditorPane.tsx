@@ -9,10 +9,11 @@ import { ySyncAnnotation } from "y-codemirror.next";
 import type { TabInfo } from "../api";
 import { liveDocument } from "../collab";
 import { editorExtensions } from "../editor/setup";
+import { uploadOnDrop } from "../editor/drop";
 import { flashTracker } from "../editor/flash";
 import { metrics } from "../metrics";
 import { onLeave, rememberedLine, rememberLine } from "../scroll";
-import { agentEdits, markDirty, pendingLines } from "../state";
+import { agentEdits, markDirty, pendingLines, windowState } from "../state";
 
 function topLine(view: EditorView): number {
   const top = view.scrollDOM.getBoundingClientRect().top;
@@ -54,6 +55,7 @@ export function EditorPane({ tab, mode }: { tab: TabInfo; mode: "edit" | "source
             const local = update.transactions.some((tr) => tr.docChanged && tr.annotation(ySyncAnnotation) === undefined);
             if (local) markDirty(tab.docId, true);
           }),
+          uploadOnDrop(() => windowState.peek().tabs.find((open) => open.docId === tab.docId)?.path ?? tab.path),
           EditorView.domEventHandlers({
             scroll: (_event, editor) => {
               rememberLine(tab.docId, topLine(editor));

@@ -90,6 +90,21 @@ const paths: Record<string, JSX.Element> = {
       <path d="M10.5 5.5V3.7a1.2 1.2 0 0 0-1.2-1.2H3.7a1.2 1.2 0 0 0-1.2 1.2v5.6a1.2 1.2 0 0 0 1.2 1.2h1.8" />
     </>
   ),
+  trash: (
+    <>
+      <path d="M2.5 4.5h11M6 4.5V3a.5.5 0 0 1 .5-.5h3a.5.5 0 0 1 .5.5v1.5" />
+      <path d="M4 4.5l.7 8.6a.5.5 0 0 0 .5.4h5.6a.5.5 0 0 0 .5-.4l.7-8.6M6.8 7v4M9.2 7v4" />
+    </>
+  ),
+  download: <path d="M8 2.5V10M5 7l3 3 3-3M3 12.5h10" />,
+  upload: <path d="M8 10V2.5M5 5.5l3-3 3 3M3 12.5h10" />,
+  target: (
+    <>
+      <circle cx="8" cy="8" r="5" />
+      <circle cx="8" cy="8" r="1.5" />
+    </>
+  ),
+  chat: <path d="M2.5 3.5h11v7.5h-6.5l-3 2.5v-2.5h-1.5z" />,
   plug: (
     <>
       <path d="M6 2.5v3M10 2.5v3M4.5 5.5h7v2.5a3.5 3.5 0 0 1-7 0z" />

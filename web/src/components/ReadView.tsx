@@ -7,9 +7,10 @@ import { useEffect, useRef } from "preact/hooks";
 import { api, type Rendered, type TabInfo } from "../api";
 import { liveDocument } from "../collab";
 import { metrics } from "../metrics";
+import { filesApi } from "../files/filesApi";
 import { isMarkdown, resolveLink } from "../paths";
 import { blockOfLine, lineOfBlock, onLeave, rememberedLine, rememberLine, topBlock } from "../scroll";
-import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask } from "../state";
+import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask, windowState } from "../state";
 import { clickPlaceholder, preparePlaceholders } from "../render/remoteImages";
 import { Backlinks } from "./Backlinks";
 
@@ -26,9 +27,10 @@ function keyOf(node: Node): string {
 }
 
 /** Replace the children of `container` that differ from `html`; returns the new elements. */
-function morph(container: HTMLElement, html: string): Element[] {
+function morph(container: HTMLElement, html: string, path: string): Element[] {
   const template = document.createElement("template");
   template.innerHTML = html;
+  localPictures(template.content, path);
   const fresh = [...template.content.childNodes].filter(
     (node) => node.nodeType !== Node.TEXT_NODE || (node.textContent ?? "").trim() !== "",
   );
@@ -53,6 +55,17 @@ function morph(container: HTMLElement, html: string): Element[] {
     if (node instanceof Element) inserted.push(node);
   });
   return inserted;
+}
+
+/** Point the pictures a note names by a relative path (`assets/a.png`) at the file download of
+ * that picture, before they load: relative to the page they would miss. */
+function localPictures(root: DocumentFragment, path: string): void {
+  for (const image of root.querySelectorAll<HTMLImageElement>("img[src]")) {
+    const src = image.getAttribute("src") ?? "";
+    if (/^[a-z][a-z0-9+.-]*:|^\/\/|^#/i.test(src)) continue;
+    const resolved = resolveLink(path, src);
+    if (resolved) image.setAttribute("src", filesApi.downloadUrl(resolved.path));
+  }
 }
 
 function prepare(nodes: Element[]): void {
@@ -171,7 +184,9 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
         latest = rendered;
         if (typeof rendered.dirty === "boolean") markDirty(tab.docId, rendered.dirty);
         content.current.classList.toggle("is-long", rendered.partial === true || rendered.html.length > LONG_HTML);
-        const inserted = morph(content.current, rendered.html);
+        // The tab's path now: a rename or move changes it under the same document.
+        const path = windowState.peek().tabs.find((open) => open.docId === tab.docId)?.path ?? tab.path;
+        const inserted = morph(content.current, rendered.html, path);
         prepare(inserted);
         preparePlaceholders(inserted, tab.docId);
         state.value = "ready";

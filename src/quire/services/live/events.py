@@ -9,8 +9,8 @@ from __future__ import annotations
 from quire.api.events import (
     ActivityData,
     ActivityEvent,
+    ConflictEnded,
     ConflictEvent,
-    ConflictResolved,
     ConflictShown,
     DocumentData,
     DocumentEvent,
@@ -52,7 +52,7 @@ def conflict_resolved_event(live: LiveDocument) -> ConflictEvent:
     """The conflict of ``live`` ended (resolved in a window, or the file went back to the text
     the buffer rests on): every window drops its banner; ``dirty`` is the state now."""
     return ConflictEvent(
-        data=ConflictResolved(
+        data=ConflictEnded(
             doc_id=live.doc_id, path=str(live.path), resolved=True, dirty=live.is_dirty
         )
     )

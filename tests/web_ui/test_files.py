@@ -1,0 +1,442 @@
+"""The window's file operations in a real browser against one real `quire serve` for the module:
+a note made from the tree's context menu and named in place, F2 rename (the open tab follows),
+keyboard moves through the rows, drag to move onto a folder with the links dialog and Undo,
+delete with its confirmation and Undo, the Trash view's Restore, a picture dropped into the
+editor (uploaded to assets/, link inserted, shown in Read view), files dropped on a folder, a
+folder downloaded as a zip, and a note made by another program appearing in the tree."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.web_ui.conftest import Server, serve
+from tests.web_ui.support import eventually, screenshot
+
+pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright for Python")
+
+from playwright.sync_api import expect
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+    from tests.web_ui.conftest import PageFactory
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One `quire serve` for the whole module (each test works on its own names)."""
+    with serve(tmp_path_factory.mktemp("files"), {}) as running:
+        yield running
+
+
+def row(page: Page, path: Path) -> Locator:
+    return page.locator(f'.tree [role="treeitem"][data-path="{path}"]')
+
+
+def png(width: int, height: int) -> bytes:
+    """A small valid PNG (red pixels), made here."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+def drop_files(
+    page: Page, target: Locator, files: dict[str, tuple[bytes, str]], at: Locator | None = None
+) -> None:
+    """Drop ``files`` (name -> bytes, type) on ``target`` the way a file manager's drag does,
+    the pointer over the middle of ``at`` (``target`` itself by default)."""
+    payload = [
+        [name, base64.b64encode(data).decode(), kind] for name, (data, kind) in files.items()
+    ]
+    transfer = page.evaluate_handle(
+        """(files) => {
+            const transfer = new DataTransfer();
+            for (const [name, b64, type] of files) {
+                const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+                transfer.items.add(new File([bytes], name, { type }));
+            }
+            return transfer;
+        }""",
+        payload,
+    )
+    box = (at or target).bounding_box()
+    assert box is not None
+    point = {"clientX": box["x"] + box["width"] / 2, "clientY": box["y"] + box["height"] / 2}
+    target.dispatch_event("dragover", {"dataTransfer": transfer, **point})
+    target.dispatch_event("drop", {"dataTransfer": transfer, **point})
+
+
+def links_known(server: Server, path: Path, to: Path, notes: int) -> None:
+    """Wait (bounded) until the server's link preview names ``notes`` notes: the files were
+    written after the server started, and its index takes them in within a second."""
+
+    def known() -> bool:
+        with server.agent() as agent:
+            answer = agent.post("/api/files/links", json={"path": str(path), "to": str(to)})
+        answer.raise_for_status()
+        return len(answer.json()["notes"]) == notes
+
+    eventually(known, f"the link preview of {path.name} to name {notes} notes")
+
+
+def test_a_note_made_from_the_menu_is_named_in_place_and_renamed_with_f2(
+    page: Page, server: Server
+) -> None:
+    notes = server.workspace / "notes"
+    row(page, notes).click(button="right")
+    menu = page.get_by_role("menu", name="File actions")
+    menu.get_by_role("menuitem", name="New note").click()
+    field = page.get_by_label("Note name")
+    expect(field).to_be_focused()
+    expect(field).to_have_value("Untitled")
+    field.fill("Ideas")
+    field.press("Enter")
+    ideas = notes / "Ideas.md"
+    expect(row(page, ideas)).to_be_visible()
+    expect(page.locator(".tab.active")).to_contain_text("Ideas")
+    # Named, the new note opens in Edit view ready to type.
+    expect(page.get_by_label("Document editor")).to_be_focused()
+    assert ideas.is_file()
+    assert not (notes / "Untitled.md").exists()
+
+    # Keyboard: focus moves with the arrows over real DOM focus; F2 renames the focused row.
+    row(page, notes).focus()
+    page.keyboard.press("ArrowDown")
+    expect(row(page, ideas)).to_be_focused()
+    expect(row(page, ideas)).to_have_attribute("tabindex", "0")
+    page.keyboard.press("F2")
+    field = page.get_by_label("Note name")
+    expect(field).to_have_value("Ideas")
+    field.fill("Thoughts")
+    field.press("Enter")
+    thoughts = notes / "Thoughts.md"
+    expect(row(page, thoughts)).to_be_focused()
+    expect(row(page, ideas)).to_have_count(0)
+    expect(page.locator(".tab.active")).to_contain_text("Thoughts")
+    assert thoughts.is_file()
+    assert not ideas.exists()
+    screenshot(page, "40-files-renamed")
+
+
+def test_dragging_a_note_onto_a_folder_moves_it_after_the_links_dialog_and_undo_moves_it_back(
+    page: Page, server: Server
+) -> None:
+    moving = server.workspace / "moving.md"
+    moving.write_text("# Moving\n", encoding="utf-8")
+    linker = server.workspace / "linker.md"
+    linker.write_text("# Linker\n\nSee [the note](moving.md).\n", encoding="utf-8")
+    archive = server.workspace / "archive"
+    archive.mkdir()
+    (archive / "kept.md").write_text("# Kept\n", encoding="utf-8")
+    links_known(server, moving, archive / "moving.md", 1)
+    expect(row(page, moving)).to_be_visible()
+    expect(row(page, archive)).to_be_visible()
+
+    row(page, moving).drag_to(row(page, archive))
+    dialog = page.get_by_role("dialog", name="Update links?")
+    expect(dialog.get_by_role("list", name="Notes whose links change")).to_contain_text("Linker")
+    screenshot(page, "41-files-links-dialog")
+    dialog.get_by_role("button", name="Move and update links").click()
+    moved = archive / "moving.md"
+    expect(row(page, moved)).to_be_visible()
+    expect(row(page, moving)).to_have_count(0)
+    assert moved.is_file() and not moving.exists()
+    assert "(archive/moving.md)" in linker.read_text(encoding="utf-8")
+
+    page.locator(".toast", has_text="Moved moving.md").get_by_role("button", name="Undo").click()
+    expect(row(page, moving)).to_be_visible()
+    expect(row(page, moved)).to_have_count(0)
+    assert moving.is_file() and not moved.exists()
+    assert "(moving.md)" in linker.read_text(encoding="utf-8")
+
+
+def test_delete_asks_first_and_undo_brings_the_note_back(page: Page, server: Server) -> None:
+    gone = server.workspace / "gone.md"
+    gone.write_text("# Gone\n\nSoon in the trash.\n", encoding="utf-8")
+    expect(row(page, gone)).to_be_visible()
+    row(page, gone).focus()
+    page.keyboard.press("Delete")
+    dialog = page.get_by_role("dialog", name="Delete gone.md?")
+    expect(dialog).to_contain_text("restored for 30 days")
+    dialog.get_by_role("button", name="Delete").click()
+    expect(row(page, gone)).to_have_count(0)
+    assert not gone.exists()
+
+    page.locator(".toast", has_text="Deleted gone.md").get_by_role("button", name="Undo").click()
+    expect(row(page, gone)).to_be_visible()
+    assert gone.read_text(encoding="utf-8") == "# Gone\n\nSoon in the trash.\n"
+
+
+def test_the_trash_view_restores_a_deleted_note(page: Page, server: Server) -> None:
+    trashed = server.workspace / "trashed.md"
+    trashed.write_text("# Trashed\n", encoding="utf-8")
+    with server.agent() as agent:
+        agent.post("/api/files/delete", json={"path": str(trashed)}).raise_for_status()
+    assert not trashed.exists()
+    page.get_by_role("button", name="Trash", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Trash")
+    listed = dialog.get_by_role("list", name="Deleted files")
+    expect(listed).to_contain_text("trashed.md")
+    screenshot(page, "42-files-trash")
+    listed.get_by_role("button", name="Restore trashed.md").click()
+    expect(row(page, trashed)).to_be_visible()
+    expect(listed.locator("li", has_text="trashed.md")).to_have_count(0)
+    assert trashed.read_text(encoding="utf-8") == "# Trashed\n"
+
+
+def test_a_picture_dropped_into_the_editor_is_uploaded_linked_and_shown_in_read_view(
+    page: Page, server: Server
+) -> None:
+    note = server.workspace / "notes" / "pictured.md"
+    note.write_text("# Pictured\n\nBelow comes a picture.\n\n\n\nThe end.\n", encoding="utf-8")
+    expect(row(page, note)).to_be_visible()
+    row(page, note).click()
+    expect(page.locator(".tab.active")).to_contain_text("pictured")
+    page.locator("[data-view-button=edit]").click()
+    editor = page.get_by_label("Document editor")
+    expect(editor).to_contain_text("Below comes a picture.")
+    expect(editor).to_contain_text("The end.")
+    # Dropped on the middle one of the empty lines between the paragraphs: the link goes there.
+    empty_line = editor.locator(".cm-line").nth(4)
+    expect(empty_line).to_have_text("")
+    drop_files(page, editor, {"red dot.png": (png(48, 32), "image/png")}, at=empty_line)
+    expect(empty_line).to_have_text("![red dot](<assets/red dot.png>)")
+    picture = server.workspace / "notes" / "assets" / "red dot.png"
+    assert picture.read_bytes() == png(48, 32)
+
+    page.locator("[data-view-button=read]").click()
+    image = page.locator(".read-content p > img")
+    expect(image).to_have_count(1)
+    expect(image.locator("xpath=..")).to_have_text("")  # a paragraph of its own
+    eventually(
+        lambda: image.evaluate("(img) => img.complete && img.naturalWidth") == 48,
+        "the picture to load in Read view",
+    )
+    screenshot(page, "43-files-picture")
+
+
+def test_files_dropped_on_a_folder_are_uploaded_into_it(page: Page, server: Server) -> None:
+    inbox = server.workspace / "inbox"
+    inbox.mkdir()
+    (inbox / "first.md").write_text("# First\n", encoding="utf-8")
+    expect(row(page, inbox)).to_be_visible()
+    drop_files(page, row(page, inbox), {"dropped.md": (b"# Dropped\n", "text/markdown")})
+    expect(row(page, inbox / "dropped.md")).to_be_visible()
+    assert (inbox / "dropped.md").read_bytes() == b"# Dropped\n"
+
+
+def test_a_folder_downloads_as_a_zip(page: Page, server: Server, tmp_path: Path) -> None:
+    folder = server.workspace / "bundle"
+    (folder / "inner").mkdir(parents=True)
+    (folder / "one.md").write_text("# One\n", encoding="utf-8")
+    (folder / "inner" / "two.md").write_text("# Two\n", encoding="utf-8")
+    expect(row(page, folder)).to_be_visible()
+    row(page, folder).click(button="right")
+    with page.expect_download() as waiting:
+        page.get_by_role("menuitem", name="Download as zip").click()
+    download = waiting.value
+    assert download.suggested_filename == "bundle.zip"
+    saved = tmp_path / "bundle.zip"
+    download.save_as(saved)
+    with zipfile.ZipFile(saved) as archive:
+        names = sorted(name for name in archive.namelist() if not name.endswith("/"))
+        assert names == ["bundle/inner/two.md", "bundle/one.md"]
+        assert archive.read("bundle/inner/two.md") == b"# Two\n"
+
+
+def test_a_note_made_by_another_program_appears_in_the_tree(page: Page, server: Server) -> None:
+    expect(row(page, server.workspace / "welcome.md")).to_be_visible()
+    outside = server.workspace / "elsewhere" / "outside.md"
+    outside.parent.mkdir()
+    outside.write_text("# Outside\n", encoding="utf-8")
+    expect(row(page, outside)).to_be_visible()
+    outside.unlink()
+    expect(row(page, outside)).to_have_count(0)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        (".hidden", "dot"),
+        ("welcome", "already has that name"),
+        ("what?", "?"),
+    ],
+)
+def test_a_refused_rename_says_why_and_leaves_the_note(
+    page: Page, server: Server, name: str, says: str
+) -> None:
+    keep = server.workspace / "keep.md"
+    if not keep.exists():
+        keep.write_text("# Keep\n", encoding="utf-8")
+    expect(row(page, keep)).to_be_visible()
+    row(page, keep).focus()
+    page.keyboard.press("F2")
+    field = page.get_by_label("Note name")
+    field.fill(name)
+    field.press("Enter")
+    expect(page.locator(".toast-error")).to_contain_text(says)
+    expect(row(page, keep)).to_be_visible()
+    assert keep.read_text(encoding="utf-8") == "# Keep\n"
+    assert sorted(p.name for p in server.workspace.glob("*keep*")) == ["keep.md"]
+
+
+def test_a_folder_dropped_onto_itself_or_its_own_folder_stays(page: Page, server: Server) -> None:
+    outer = server.workspace / "outer"
+    (outer / "inner").mkdir(parents=True)
+    (outer / "inner" / "deep.md").write_text("# Deep\n", encoding="utf-8")
+    expect(row(page, outer / "inner" / "deep.md")).to_be_visible()
+    row(page, outer).drag_to(row(page, outer / "inner"))
+    row(page, outer / "inner" / "deep.md").drag_to(row(page, outer / "inner"))
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(page.locator(".toast")).to_have_count(0)
+    assert (outer / "inner" / "deep.md").is_file()
+
+
+def test_a_burst_of_notes_from_another_program_all_appear(page: Page, server: Server) -> None:
+    burst = server.workspace / "burst"
+    expect(row(page, server.workspace / "welcome.md")).to_be_visible()
+    burst.mkdir()
+    for index in range(60):
+        (burst / f"note {index:02}.md").write_text(f"# Note {index}\n", encoding="utf-8")
+    expect(page.locator(f'.tree [data-path^="{burst}/"]')).to_have_count(60)
+    expect(row(page, burst / "note 59.md")).to_be_visible()
+
+
+def test_escape_in_the_links_dialog_moves_nothing(page: Page, server: Server) -> None:
+    stay = server.workspace / "stay.md"
+    stay.write_text("# Stay\n", encoding="utf-8")
+    pointer = server.workspace / "pointer.md"
+    pointer.write_text("[here](stay.md)\n", encoding="utf-8")
+    shelf = server.workspace / "shelf"
+    shelf.mkdir()
+    (shelf / "book.md").write_text("# Book\n", encoding="utf-8")
+    links_known(server, stay, shelf / "stay.md", 1)
+    row(page, stay).drag_to(row(page, shelf))
+    dialog = page.get_by_role("dialog", name="Update links?")
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(row(page, stay)).to_be_visible()
+    assert stay.is_file() and not (shelf / "stay.md").exists()
+    assert pointer.read_text(encoding="utf-8") == "[here](stay.md)\n"
+
+
+def test_duplicate_copy_path_reveal_and_a_new_chat_from_the_tree(
+    page: Page, server: Server
+) -> None:
+    original = server.workspace / "twin.md"
+    original.write_text("# Twin\n", encoding="utf-8")
+    expect(row(page, original)).to_be_visible()
+    row(page, original).focus()
+    page.keyboard.press("Control+d")
+    copy = server.workspace / "twin copy.md"
+    expect(row(page, copy)).to_be_visible()
+    assert copy.read_text(encoding="utf-8") == "# Twin\n"
+
+    row(page, copy).focus()
+    page.keyboard.press("Control+c")
+    expect(page.locator(".toast", has_text=f"Copied {copy}")).to_be_visible()
+
+    # Reveal: the open document's folders unfold and its row takes focus.
+    plan = server.workspace / "notes" / "plan.md"
+    row(page, plan).click()
+    row(page, server.workspace / "notes").locator(".tree-twisty").click()
+    expect(row(page, plan)).to_have_count(0)
+    page.keyboard.press("Control+k")
+    page.get_by_label("Command or file name").fill(">reveal")
+    page.keyboard.press("Enter")
+    expect(row(page, plan)).to_be_focused()
+
+    shelf = server.workspace / "chats-here"
+    shelf.mkdir()
+    (shelf / "readme.md").write_text("# Readme\n", encoding="utf-8")
+    expect(row(page, shelf)).to_be_visible()
+    row(page, shelf).click(button="right")
+    page.get_by_role("menuitem", name="New chat here").click()
+    expect(page.get_by_role("region", name="New chat")).to_be_visible()
+    assert (shelf / "new-chat.md").is_file()
+
+
+def test_the_menu_works_from_the_keyboard_and_other_windows_see_the_change(
+    open_page: PageFactory, server: Server
+) -> None:
+    first, second = open_page(), open_page()
+    folder = server.workspace / "keyed"
+    folder.mkdir()
+    (folder / "start.md").write_text("# Start\n", encoding="utf-8")
+    expect(row(first, folder)).to_be_visible()
+    row(first, folder).focus()
+    first.keyboard.press("Shift+F10")
+    menu = first.get_by_role("menu", name="File actions")
+    expect(menu.get_by_role("menuitem").first).to_be_focused()
+    first.keyboard.press("Escape")
+    expect(menu).to_have_count(0)
+    expect(row(first, folder)).to_be_focused()
+
+    first.keyboard.press("ContextMenu")
+    expect(menu.get_by_role("menuitem").first).to_be_focused()
+    first.keyboard.press("ArrowDown")
+    expect(menu.get_by_role("menuitem", name="New folder")).to_be_focused()
+    first.keyboard.press("Enter")
+    field = first.get_by_label("Folder name")
+    field.fill("Made by keys")
+    field.press("Enter")
+    made = folder / "Made by keys"
+    expect(row(first, made)).to_be_focused()
+    assert made.is_dir()
+    # The other window's tree shows the new (empty) folder too.
+    expect(row(second, made)).to_be_visible()
+
+
+def test_an_open_note_follows_its_folder_moved_by_drag(page: Page, server: Server) -> None:
+    carry = server.workspace / "carry"
+    carry.mkdir()
+    (carry / "inside.md").write_text("# Inside\n\nStill here.\n", encoding="utf-8")
+    target = server.workspace / "dest"
+    target.mkdir()
+    (target / "other.md").write_text("# Other\n", encoding="utf-8")
+    expect(row(page, carry / "inside.md")).to_be_visible()
+    row(page, carry / "inside.md").click()
+    expect(page.locator(".read-content")).to_contain_text("Still here.")
+    row(page, carry).drag_to(row(page, target))
+    moved = target / "carry" / "inside.md"
+    expect(row(page, moved)).to_be_visible()
+    expect(page.get_by_role("navigation", name="Location")).to_contain_text("dest")
+    expect(page.get_by_role("navigation", name="Location")).to_have_attribute("title", str(moved))
+    expect(page.locator(".read-content")).to_contain_text("Still here.")
+    assert moved.is_file() and not carry.exists()
+
+
+def test_a_note_dragged_from_the_tree_into_the_editor_drops_as_a_relative_link(
+    page: Page, server: Server
+) -> None:
+    note = server.workspace / "notes" / "linking.md"
+    note.write_text("# Linking\n\n\n\nEnd.\n", encoding="utf-8")
+    expect(row(page, note)).to_be_visible()
+    row(page, note).click()
+    expect(page.locator(".tab.active")).to_contain_text("linking")
+    page.locator("[data-view-button=edit]").click()
+    editor = page.get_by_label("Document editor")
+    expect(editor).to_contain_text("End.")
+    empty_line = editor.locator(".cm-line").nth(2)
+    row(page, server.workspace / "welcome.md").drag_to(empty_line)
+    expect(empty_line).to_have_text("[welcome](../welcome.md)")
+    assert note.read_text(encoding="utf-8") == "# Linking\n\n\n\nEnd.\n"  # not saved yet
