@@ -27,11 +27,18 @@ NOTE = "# Plan\n\n- [ ] write it\n- [x] read it\n\nSome text to find.\n"
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    """The web tests' settings with history on (Quire makes the workspace a repository)."""
+    """The web tests' settings (approvals on) with history on as well (Quire makes the
+    workspace a repository), so every route answers."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     (workspace / "welcome.md").write_text("# Welcome\n", encoding="utf-8")
-    return Settings(workspaces=(workspace,), state_dir=tmp_path / "state", port=PORT, history=True)
+    return Settings(
+        workspaces=(workspace,),
+        state_dir=tmp_path / "state",
+        port=PORT,
+        history=True,
+        approvals_enabled=True,
+    )
 
 
 class Walk:
