@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from quire import __version__
 from tests.web_ui.support import eventually, screenshot
 
 pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright for Python")
@@ -135,3 +136,9 @@ def test_settings_fit_a_phone_screen(open_page: PageFactory) -> None:
     dialog = open_settings(page)
     expect(card(dialog, "cursor").get_by_role("button", name="Connect")).to_be_in_viewport()
     screenshot(page, "18-phone-settings")
+
+
+def test_settings_name_the_version_of_quire_the_server_runs(page: Page) -> None:
+    dialog = open_settings(page)
+    about = dialog.get_by_role("region", name="About")
+    expect(about).to_contain_text(f"Quire {__version__}")

@@ -9,6 +9,7 @@ export type Decision = "approved" | "changes_requested" | "dismissed";
 type Schemas = components["schemas"];
 
 export type FileEntry = Schemas["WorkspaceFile"];
+export type Health = Schemas["Health"];
 export type TabInfo = Schemas["Tab"];
 export type WindowInfo = Schemas["Window"];
 export type RecentDocument = Schemas["RecentDocument"];
@@ -104,6 +105,7 @@ const q = encodeURIComponent;
 type FilesPage = Schemas["FilePage"];
 
 export const api = {
+  health: () => get<Health>("/health"),
   window: () => get<WindowInfo>("/api/window"),
   async files(): Promise<FileEntry[]> {
     const all: FileEntry[] = [];

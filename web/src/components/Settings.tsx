@@ -239,6 +239,23 @@ function AgentsSection() {
   );
 }
 
+// Which Quire this is: the version the server names on /health (the one `quire --version` prints).
+function AboutSection() {
+  const version = useSignal<string | null>(null);
+  useEffect(() => {
+    api.health().then(
+      (health) => (version.value = health.version),
+      () => (version.value = null),
+    );
+  }, []);
+  return (
+    <section class="settings-section" aria-labelledby="settings-about">
+      <h2 id="settings-about">About</h2>
+      <p class="settings-about">{version.value === null ? "Quire" : `Quire ${version.value}`}</p>
+    </section>
+  );
+}
+
 export function Settings() {
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -262,6 +279,7 @@ export function Settings() {
         </header>
         <div class="settings-body scroll-quiet">
           <AgentsSection />
+          <AboutSection />
         </div>
       </div>
     </div>
