@@ -1,0 +1,122 @@
+"""The History panel in a real browser against one real `quire serve` over a real git repository:
+an agent's save and the person's save listed newest first with their authors and the agent badge,
+a commit's diff against the one before it, and a restore from the panel that a second page with
+the note open in Edit view takes, as both pages then show."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from tests.support.git_repo import log, make_repo
+from tests.web_ui.conftest import Server, serve
+from tests.web_ui.support import eventually, screenshot
+
+pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright for Python")
+
+from playwright.sync_api import expect
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from tests.web_ui.conftest import PageFactory
+
+FIRST = "# Welcome\n\nThe agent wrote this first version.\n"
+SECOND = "# Welcome\n\nThe person rewrote it by hand.\n"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One `quire serve` whose workspace is a git repository (history on), commits at once."""
+    root = tmp_path_factory.mktemp("history")
+    make_repo(root / "workspace")
+    (root / "state").mkdir()
+    (root / "state" / "quire.toml").write_text("[history]\nwindow = 0\n", encoding="utf-8")
+    with serve(root, {}) as running:
+        yield running
+
+
+def steps(path: str, content: str) -> list[tuple[str, dict[str, object]]]:
+    return [
+        ("/api/documents/open", {"path": path}),
+        ("/api/documents/set-content", {"path": path, "content": content, "save": True}),
+    ]
+
+
+def save_as_agent(agent: httpx.Client, path: str, content: str, name: str) -> None:
+    for url, body in steps(path, content):
+        response = agent.post(url, json=body, headers={"X-Quire-Agent": name})
+        assert response.status_code == 200, response.text
+
+
+def save_as_person(page: Page, server: Server, path: str, content: str) -> None:
+    """Through the API with the page's own session: the person's save."""
+    for url, body in steps(path, content):
+        response = page.request.post(server.url + url, data=body)
+        assert response.status == 200, response.text()
+
+
+def history(agent: httpx.Client, path: str) -> list[dict[str, object]]:
+    response = agent.get("/api/history", params={"path": path})
+    assert response.status_code == 200, response.text
+    entries: list[dict[str, object]] = response.json()["entries"]
+    return entries
+
+
+def open_note(page: Page, name: str) -> None:
+    page.locator(".tree-file", has_text=name).first.click()
+    expect(page.locator(".tab.active")).to_contain_text(name)
+
+
+def test_the_panel_lists_diffs_and_restores_while_another_page_edits(
+    server: Server, open_page: PageFactory
+) -> None:
+    note = str(server.workspace / "welcome.md")
+    editor = open_page()
+    with server.agent() as agent:
+        save_as_agent(agent, note, FIRST, "claude-code")
+        save_as_person(editor, server, note, SECOND)
+        # Each save is committed off the answer's path: wait until git holds both.
+        eventually(lambda: len(history(agent, note)) >= 2, "both saves in the note's history")
+        entries = history(agent, note)
+    assert [entry["message"] for entry in entries[:2]] == ["Edit by owner", "Edit by claude-code"]
+    older = str(entries[1]["short"])
+
+    open_note(editor, "welcome")
+    editor.locator("[data-view-button=edit]").click()
+    expect(editor.locator(".cm-content")).to_contain_text("The person rewrote it by hand.")
+
+    page = open_page()
+    open_note(page, "welcome")
+    page.locator("[data-history-button]").click()
+    panel = page.locator(".history-panel")
+    items = panel.locator(".history-list > li")
+    expect(items.first).to_be_visible()
+    expect(items.nth(0).locator(".history-name")).to_have_text("owner")
+    expect(items.nth(0).locator(".agent-badge")).to_have_count(0)
+    expect(items.nth(1).locator(".history-name")).to_have_text("claude-code")
+    expect(items.nth(1).locator(".agent-badge")).to_have_text("agent")
+    expect(items.nth(1)).to_contain_text("Edit by claude-code")
+
+    items.nth(0).locator(".history-item").click()
+    diff = items.nth(0).locator(".history-diff")
+    expect(diff.locator(".diff-del")).to_contain_text("The agent wrote this first version.")
+    expect(diff.locator(".diff-add")).to_contain_text("The person rewrote it by hand.")
+    screenshot(page, "history-01-diff")
+
+    items.nth(1).locator(".history-item").click()
+    items.nth(1).locator(".history-restore").click()
+    confirm = items.nth(1).locator(".history-confirm")
+    expect(confirm).to_contain_text(f"at {older} again")
+    confirm.get_by_role("button", name=f"Restore {older}").click()
+
+    expect(editor.locator(".cm-content")).to_contain_text("The agent wrote this first version.")
+    expect(editor.locator(".cm-content")).not_to_contain_text("The person rewrote it by hand.")
+    expect(page.locator(".doc-body")).to_contain_text("The agent wrote this first version.")
+    expect(items.first).to_contain_text(f"Restore to {older}")
+    assert (server.workspace / "welcome.md").read_text(encoding="utf-8") == FIRST
+    assert log(server.workspace)[0].endswith(f"Restore to {older}")
+    screenshot(page, "history-02-restored")
