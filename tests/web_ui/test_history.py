@@ -120,3 +120,26 @@ def test_the_panel_lists_diffs_and_restores_while_another_page_edits(
     assert (server.workspace / "welcome.md").read_text(encoding="utf-8") == FIRST
     assert log(server.workspace)[0].endswith(f"Restore to {older}")
     screenshot(page, "history-02-restored")
+
+
+def test_the_authors_view_names_each_lines_last_author(
+    server: Server, open_page: PageFactory
+) -> None:
+    note = str(server.workspace / "notes" / "plan.md")
+    page = open_page()
+    with server.agent() as agent:
+        save_as_agent(agent, note, "# Plan\n\nThe agent's line.\n", "codex")
+        save_as_person(page, server, note, "# Plan\n\nThe agent's line.\nThe person's line.\n")
+        eventually(lambda: len(history(agent, note)) >= 2, "both saves in the note's history")
+    open_note(page, "plan")
+    page.locator("[data-history-button]").click()
+    page.locator("[data-history-pane=authors]").click()
+    blame = page.locator(".history-panel .blame")
+    expect(blame.locator(".blame-row")).to_have_count(4)
+    expect(blame.locator('[data-line="3"]')).to_have_attribute("data-author", "codex")
+    expect(blame.locator('[data-line="1"] .agent-badge')).to_have_text("agent")
+    expect(blame.locator('[data-line="3"] .blame-text')).to_have_text("The agent's line.")
+    expect(blame.locator('[data-line="4"]')).to_have_attribute("data-author", "owner")
+    expect(blame.locator('[data-line="4"] .blame-who')).to_contain_text("owner")
+    expect(blame.locator('[data-line="4"] .agent-badge')).to_have_count(0)
+    screenshot(page, "history-03-authors")

@@ -3,12 +3,14 @@
 // it, and "Restore this version" (confirmed inline) through the restore route, so the live
 // document changes as any edit does and open editors merge it.
 
+import type { ComponentChildren } from "preact";
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { Icon } from "../components/Icons";
 import { colorFor } from "../identity";
 import { relativeTime, title } from "../paths";
 import { activeTab, toast } from "../state";
+import { Authors } from "./Authors";
 import { historyApi, type HistoryEntry } from "./historyApi";
 import { historyOpen } from "./historyState";
 
@@ -138,7 +140,7 @@ function CommitDetail({ path, entry, before, onRestored }: DetailProps) {
   );
 }
 
-function Commits({ path }: { path: string }) {
+function Commits({ path, tools }: { path: string; tools: ComponentChildren }) {
   const entries = useSignal<HistoryEntry[]>([]);
   const cursor = useSignal<string | null>(null);
   const loading = useSignal(true);
@@ -175,6 +177,7 @@ function Commits({ path }: { path: string }) {
   return (
     <div class="history-body scroll-quiet">
       <div class="history-tools">
+        {tools}
         <button class="button button-quiet" onClick={() => void load(null)} disabled={loading.value}>
           Refresh
         </button>
@@ -218,6 +221,27 @@ function Commits({ path }: { path: string }) {
   );
 }
 
+function Panes({ path }: { path: string }) {
+  const pane = useSignal<"commits" | "authors">("commits");
+  const tools = (
+    <div class="segmented" role="radiogroup" aria-label="History view">
+      {(["commits", "authors"] as const).map((name) => (
+        <button
+          key={name}
+          role="radio"
+          aria-checked={pane.value === name}
+          class={pane.value === name ? "on" : ""}
+          onClick={() => (pane.value = name)}
+          data-history-pane={name}
+        >
+          <span>{name === "commits" ? "Commits" : "Authors"}</span>
+        </button>
+      ))}
+    </div>
+  );
+  return pane.value === "commits" ? <Commits path={path} tools={tools} /> : <Authors path={path} tools={tools} />;
+}
+
 export function HistoryPanel() {
   if (!historyOpen.value) return null;
   const tab = activeTab.value;
@@ -230,7 +254,7 @@ export function HistoryPanel() {
           <Icon name="x" size={14} />
         </button>
       </header>
-      {tab ? <Commits key={tab.path} path={tab.path} /> : null}
+      {tab ? <Panes key={tab.path} path={tab.path} /> : null}
     </aside>
   );
 }
