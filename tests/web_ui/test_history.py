@@ -143,3 +143,33 @@ def test_the_authors_view_names_each_lines_last_author(
     expect(blame.locator('[data-line="4"] .blame-who')).to_contain_text("owner")
     expect(blame.locator('[data-line="4"] .agent-badge')).to_have_count(0)
     screenshot(page, "history-03-authors")
+
+
+def test_the_timeline_lists_commits_everywhere_and_filters_by_agent(
+    server: Server, open_page: PageFactory
+) -> None:
+    note = str(server.workspace / "welcome.md")
+    page = open_page()
+    with server.agent() as agent:
+        save_as_agent(agent, note, "# Welcome\n\nGemini was here.\n", "gemini")
+        eventually(
+            lambda: history(agent, note)[0]["message"] == "Edit by gemini",
+            "gemini's save in the note's history",
+        )
+    page.keyboard.press("Control+b")
+    page.locator("[data-drawer-pane=timeline]").click()
+    timeline = page.locator(".drawer .timeline")
+    rows = timeline.locator(".history-list > li")
+    expect(rows.first).to_contain_text("Edit by gemini")
+    expect(rows.first.locator(".agent-badge")).to_have_text("agent")
+    expect(timeline).to_contain_text("Edit by owner")
+    everyone = rows.count()
+    assert everyone >= 2
+    timeline.get_by_label("Filter the timeline").select_option("agent:gemini")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("Edit by gemini")
+    # A person's filter keeps their own commits and their agents': here every one is owner's.
+    timeline.get_by_label("Filter the timeline").select_option("author:owner")
+    expect(rows).to_have_count(everyone)
+    expect(timeline).to_contain_text("Edit by owner")
+    screenshot(page, "history-04-timeline")

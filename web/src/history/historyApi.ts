@@ -26,5 +26,12 @@ export const historyApi = {
     request<VersionDiff>("GET", `/api/history/diff?path=${q(path)}&from=${q(from)}&to=${q(to)}`),
   blame: (path: string, rev = "HEAD") =>
     request<Blame>("GET", `/api/history/blame?path=${q(path)}&rev=${q(rev)}`),
+  /** Recent commits across the workspaces: `author` a person's (and their agents'), `agent` one
+   * agent's. */
+  timeline: (filter: { author?: string; agent?: string }, cursor: string | null) => {
+    const params = new URLSearchParams({ limit: "30", ...filter });
+    if (cursor) params.set("cursor", cursor);
+    return request<HistoryPage>("GET", `/api/history/timeline?${params.toString()}`);
+  },
   restore: (path: string, rev: string) => request<Restored>("POST", "/api/history/restore", { path, rev }),
 };
