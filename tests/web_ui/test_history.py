@@ -121,6 +121,16 @@ def test_the_panel_lists_diffs_and_restores_while_another_page_edits(
     assert log(server.workspace)[0].endswith(f"Restore to {older}")
     screenshot(page, "history-02-restored")
 
+    # The restore against the one before it undoes the person's edit; against the agent's
+    # version (two back, chosen in the list) it changes nothing.
+    items.first.locator(".history-item").click()
+    restored = items.first.locator(".history-detail")
+    expect(restored.locator(".diff-add")).to_contain_text("The agent wrote this first version.")
+    expect(restored.locator(".diff-del")).to_contain_text("The person rewrote it by hand.")
+    restored.get_by_label("Compare with").select_option(str(entries[1]["commit"]))
+    expect(restored).to_contain_text("The two versions hold the same text.")
+    expect(restored.locator(".diff-add")).to_have_count(0)
+
 
 def test_the_authors_view_names_each_lines_last_author(
     server: Server, open_page: PageFactory

@@ -1,6 +1,6 @@
 // The History panel of the open note: its commits newest first (author, an agent badge, time,
 // message), "Load more" through the cursor, the diff of a chosen commit against the one before
-// it, and "Restore this version" (confirmed inline) through the restore route, so the live
+// it (or any older one loaded), and "Restore this version" (confirmed inline) through the restore route, so the live
 // document changes as any edit does and open editors merge it.
 
 import type { ComponentChildren } from "preact";
@@ -38,7 +38,7 @@ export function AuthorName({ author, agent }: { author: string; agent: string | 
 
 function UnifiedDiff({ text }: { text: string }) {
   const lines = text.replace(/\n$/, "").split("\n").filter((line) => !/^(diff --git|index |--- |\+\+\+ |\\ No newline)/.test(line));
-  if (lines.every((line) => line === "")) return <p class="diff-note">This commit did not change the text.</p>;
+  if (lines.every((line) => line === "")) return <p class="diff-note">The two versions hold the same text.</p>;
   return (
     <div class="diff history-diff scroll-quiet" role="region" aria-label="Changes in this version">
       {lines.map((line, index) => {
@@ -64,11 +64,14 @@ function UnifiedDiff({ text }: { text: string }) {
 interface DetailProps {
   path: string;
   entry: HistoryEntry;
-  before: HistoryEntry | null;
+  /** The loaded commits older than ``entry``, newest first: the diff is against one of them. */
+  older: HistoryEntry[];
   onRestored: () => void;
 }
 
-function CommitDetail({ path, entry, before, onRestored }: DetailProps) {
+function CommitDetail({ path, entry, older, onRestored }: DetailProps) {
+  const against = useSignal<string | null>(older[0]?.commit ?? null);
+  const before = older.find((item) => item.commit === against.value) ?? null;
   const diff = useSignal<string | null>(null);
   const error = useSignal<string | null>(null);
   const confirming = useSignal(false);
@@ -106,9 +109,25 @@ function CommitDetail({ path, entry, before, onRestored }: DetailProps) {
   };
   return (
     <div class="history-detail" data-commit={entry.commit}>
-      <p class="history-detail-head">
-        {before ? `Changes from ${before.short} to ${entry.short}` : `${entry.short}: the oldest version shown`}
-      </p>
+      {older.length > 0 ? (
+        <label class="history-detail-head">
+          Changes to {entry.short} since{" "}
+          <select
+            value={against.value ?? ""}
+            onChange={(event) => (against.value = event.currentTarget.value)}
+            aria-label="Compare with"
+          >
+            {older.map((item, index) => (
+              <option key={item.commit} value={item.commit}>
+                {item.short} · {item.agent ?? item.author}
+                {index === 0 ? " (the one before)" : ""}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        <p class="history-detail-head">{entry.short}: the oldest version shown, in full</p>
+      )}
       {error.value ? (
         <p class="diff-note tone-error">{error.value}</p>
       ) : diff.value === null ? (
@@ -200,7 +219,7 @@ function Commits({ path, tools }: { path: string; tools: ComponentChildren }) {
             {chosen.value === entry.commit ? (
               <CommitDetail
                 path={path}
-                entry={entry} before={list[index + 1] ?? null}
+                entry={entry} older={list.slice(index + 1)}
                 onRestored={() => void load(null)}
               />
             ) : null}
