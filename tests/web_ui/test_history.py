@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from tests.support.git_repo import log, make_repo
+from tests.support.git_repo import log, make_repo, user_git
 from tests.web_ui.conftest import Server, serve
 from tests.web_ui.support import eventually, screenshot
 
@@ -183,3 +183,29 @@ def test_the_timeline_lists_commits_everywhere_and_filters_by_agent(
     expect(rows).to_have_count(everyone)
     expect(timeline).to_contain_text("Edit by owner")
     screenshot(page, "history-04-timeline")
+
+
+def test_load_more_pages_back_through_the_cursor(server: Server, open_page: PageFactory) -> None:
+    note = str(server.workspace / "notes" / "plan.md")
+    with server.agent() as agent:
+        for n in range(21):
+            save_as_agent(agent, note, f"# Plan\n\nStep {n}.\n", "codex")
+        eventually(
+            lambda: user_git(server.workspace, "show", "HEAD:notes/plan.md").endswith("Step 20.\n"),
+            "the last save committed",
+        )
+        first_page = agent.get("/api/history", params={"path": note}).json()
+    assert len(log(server.workspace, "--", "notes/plan.md")) > 20
+    page = open_page()
+    open_note(page, "plan")
+    page.locator("[data-history-button]").click()
+    rows = page.locator(".history-panel .history-list > li")
+    expect(rows).to_have_count(20)
+    assert first_page["nextCursor"]
+    page.locator(".history-panel .history-more").click()
+    expect(rows.nth(20)).to_be_visible()
+    shown = rows.count()
+    assert shown > 20
+    commits = [rows.nth(i).get_attribute("data-commit") for i in range(shown)]
+    assert len(set(commits)) == shown  # the second page follows the first, no repeats
+    assert commits[:20] == [entry["commit"] for entry in first_page["entries"]]
