@@ -13,6 +13,7 @@ import { activeTab, toast } from "../state";
 import { Authors } from "./Authors";
 import { historyApi, type HistoryEntry } from "./historyApi";
 import { historyOpen } from "./historyState";
+import { sideBySide } from "./sideBySide";
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -36,9 +37,40 @@ export function AuthorName({ author, agent }: { author: string; agent: string | 
   );
 }
 
-function UnifiedDiff({ text }: { text: string }) {
-  const lines = text.replace(/\n$/, "").split("\n").filter((line) => !/^(diff --git|index |--- |\+\+\+ |\\ No newline)/.test(line));
+function bodyLines(text: string): string[] {
+  return text
+    .replace(/\n$/, "")
+    .split("\n")
+    .filter((line) => !/^(diff --git|index |--- |\+\+\+ |\\ No newline)/.test(line));
+}
+
+function SplitDiff({ lines }: { lines: string[] }) {
+  return (
+    <div class="diff history-diff diff-split scroll-quiet" role="region" aria-label="Changes side by side">
+      {sideBySide(lines).map((row, index) =>
+        row.kind === "gap" ? (
+          <div key={index} class="diff-gap">
+            {row.left}
+          </div>
+        ) : (
+          <div key={index} class="split-row">
+            <span class={`split-old ${row.kind === "change" && row.left !== null ? "diff-del" : ""}`}>
+              {row.left ?? ""}
+            </span>
+            <span class={`split-new ${row.kind === "change" && row.right !== null ? "diff-add" : ""}`}>
+              {row.right ?? ""}
+            </span>
+          </div>
+        ),
+      )}
+    </div>
+  );
+}
+
+function UnifiedDiff({ text, split }: { text: string; split: boolean }) {
+  const lines = bodyLines(text);
   if (lines.every((line) => line === "")) return <p class="diff-note">The two versions hold the same text.</p>;
+  if (split) return <SplitDiff lines={lines} />;
   return (
     <div class="diff history-diff scroll-quiet" role="region" aria-label="Changes in this version">
       {lines.map((line, index) => {
@@ -75,6 +107,7 @@ function CommitDetail({ path, entry, older, onRestored }: DetailProps) {
   const diff = useSignal<string | null>(null);
   const error = useSignal<string | null>(null);
   const confirming = useSignal(false);
+  const split = useSignal(false);
   const busy = useSignal(false);
   useEffect(() => {
     diff.value = null;
@@ -135,7 +168,16 @@ function CommitDetail({ path, entry, older, onRestored }: DetailProps) {
           <span class="spinner" /> Loading the diff…
         </p>
       ) : (
-        <UnifiedDiff text={diff.value} />
+        <>
+          <button
+            class="button button-quiet history-split"
+            aria-pressed={split.value}
+            onClick={() => (split.value = !split.value)}
+          >
+            {split.value ? "Inline" : "Side by side"}
+          </button>
+          <UnifiedDiff text={diff.value} split={split.value} />
+        </>
       )}
       {confirming.value ? (
         <div class="history-confirm" role="alertdialog" aria-label="Restore this version?">
