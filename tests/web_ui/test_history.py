@@ -150,7 +150,10 @@ def test_the_authors_view_names_each_lines_last_author(
         save_as_person(page, server, note, "# Plan\n\nThe agent's line.\nThe person's line.\n")
         eventually(lambda: len(history(agent, note)) >= 2, "both saves in the note's history")
     open_note(page, "plan")
-    page.locator("[data-history-button]").click()
+    page.keyboard.press("Control+k")  # the command palette opens the panel too
+    page.keyboard.type(">show history")
+    page.keyboard.press("Enter")
+    expect(page.locator("[data-history-button]")).to_have_attribute("aria-pressed", "true")
     page.locator("[data-history-pane=authors]").click()
     blame = page.locator(".history-panel .blame")
     expect(blame.locator(".blame-row")).to_have_count(4)
