@@ -1,11 +1,14 @@
 """The History panel in a real browser against one real `quire serve` over a real git repository:
 an agent's save and the person's save listed newest first with their authors and the agent badge,
-a commit's diff against the one before it, and a restore from the panel that a second page with
-the note open in Edit view takes, as both pages then show."""
+a commit's diff against the one before it (inline, side by side, against an older one), a restore
+from the panel that a second page with the note open in Edit view takes, as both pages then show,
+the Authors view, Load more, the workspace timeline and its filters, and a workspace without
+history saying how to turn it on."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
@@ -20,7 +23,7 @@ pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright 
 from playwright.sync_api import expect
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
     from tests.web_ui.conftest import PageFactory
 
@@ -220,3 +223,27 @@ def test_load_more_pages_back_through_the_cursor(server: Server, open_page: Page
     commits = [rows.nth(i).get_attribute("data-commit") for i in range(shown)]
     assert len(set(commits)) == shown  # the second page follows the first, no repeats
     assert commits[:20] == [entry["commit"] for entry in first_page["entries"]]
+
+
+def test_a_workspace_without_history_says_how_to_turn_it_on(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Its own server over a folder that is no git repository: the panel explains, not breaks."""
+    with serve(tmp_path, {}) as plain:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        try:
+            page = context.new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(plain.login_url())
+            open_note(page, "welcome")
+            page.locator("[data-history-button]").click()
+            panel = page.locator(".history-panel")
+            expect(panel).to_contain_text("No history is kept for")
+            expect(panel).to_contain_text("history.enabled = true")
+            expect(panel.locator(".history-list > li")).to_have_count(0)
+            page.keyboard.press("Escape")
+            expect(panel).to_have_count(0)
+        finally:
+            context.close()
+        assert errors == []
