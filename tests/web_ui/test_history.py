@@ -167,6 +167,9 @@ def test_the_authors_view_names_each_lines_last_author(
     expect(blame.locator('[data-line="4"] .blame-who')).to_contain_text("owner")
     expect(blame.locator('[data-line="4"] .agent-badge')).to_have_count(0)
     screenshot(page, "history-03-authors")
+    page.keyboard.press("Control+b")  # the activity drawer takes the right edge from the panel
+    expect(page.locator(".drawer", has_text="Activity")).to_be_visible()
+    expect(page.locator(".history-panel")).to_have_count(0)
 
 
 def test_the_timeline_lists_commits_everywhere_and_filters_by_agent(
