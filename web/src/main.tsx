@@ -9,5 +9,6 @@ import "./styles/document.css";
 import "./styles/settings.css";
 import "./styles/chat.css";
 import "./styles/files.css";
+import "./styles/history.css";
 
 render(<App />, document.getElementById("app")!);

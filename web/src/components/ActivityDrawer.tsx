@@ -1,11 +1,13 @@
 // The activity drawer (Ctrl/Cmd+B): files in the workspaces that agents created or changed,
-// newest first, as the server reports them; a click opens the file.
+// newest first, as the server reports them; a click opens the file. Its Timeline tab lists the
+// commits across the workspaces (history), filterable by person or agent.
 
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { colorFor } from "../identity";
 import { locate, relativeTime, title } from "../paths";
 import { activity, drawerOpen, files, openPath, unseenActivity } from "../state";
+import { Timeline } from "../history/Timeline";
 import { Icon } from "./Icons";
 
 const VERBS: Record<string, string> = {
@@ -18,6 +20,7 @@ const VERBS: Record<string, string> = {
 };
 
 export function ActivityDrawer() {
+  const pane = useSignal<"agents" | "timeline">("agents");
   const tick = useSignal(Date.now());
   useEffect(() => {
     if (!drawerOpen.value) return;
@@ -36,7 +39,25 @@ export function ActivityDrawer() {
           <Icon name="x" size={14} />
         </button>
       </header>
-      {items.length === 0 ? (
+      <div class="drawer-tabs">
+        <div class="segmented" role="radiogroup" aria-label="Activity view">
+          {(["agents", "timeline"] as const).map((name) => (
+            <button
+              key={name}
+              role="radio"
+              aria-checked={pane.value === name}
+              class={pane.value === name ? "on" : ""}
+              onClick={() => (pane.value = name)}
+              data-drawer-pane={name}
+            >
+              <span>{name === "agents" ? "Agents" : "Timeline"}</span>
+            </button>
+          ))}
+        </div>
+      </div>
+      {pane.value === "timeline" ? (
+        <Timeline />
+      ) : items.length === 0 ? (
         <div class="drawer-empty">
           <Icon name="activity" size={22} />
           <p>Nothing yet. When an agent creates or edits a document, it shows up here.</p>

@@ -11,6 +11,8 @@ import { EventChannel, type WindowEvent } from "../events";
 import { exportDialog } from "../exporting";
 import { closeFileDialog, fileDialog } from "../files/actions";
 import { FileDialogs } from "../files/FileDialogs";
+import { HistoryPanel } from "../history/HistoryPanel";
+import { historyOpen } from "../history/historyState";
 import { handleTreeEvent } from "../files/tree";
 import {
   activeTab,
@@ -76,6 +78,7 @@ function onKey(event: KeyboardEvent): void {
     else if (settingsOpen.value) settingsOpen.value = false;
     else if (presenting.value) void leavePresent();
     else if (drawerOpen.value) drawerOpen.value = false;
+    else if (historyOpen.value) historyOpen.value = false;
   }
 }
 
@@ -174,6 +177,7 @@ export function App() {
       </main>
       <ReviewPanel />
       {isPresenting ? null : <ActivityDrawer />}
+      {isPresenting ? null : <HistoryPanel />}
       <CommandPalette />
       {settingsOpen.value ? <Settings /> : null}
       <ExportDialog />

@@ -9,6 +9,7 @@ import { api, type SearchHit, type SearchPage } from "../api";
 import { chatOpen, leaveChats, openChats } from "../chat/chatState";
 import { openExportDialog } from "../exporting";
 import { revealInTree } from "../files/tree";
+import { historyOpen, toggleHistory } from "../history/historyState";
 import { baseName, title } from "../paths";
 import { plain } from "../snippets";
 import {
@@ -89,6 +90,13 @@ function commands(): Item[] {
       { id: "present", label: "Present this document", icon: "present", keys: "Esc leaves", run: () => void present() },
       { id: "save", label: "Save", icon: "save", keys: "Ctrl S", run: () => void save(tab) },
       { id: "export", label: "Export…", detail: "PDF, HTML, Word or EPUB", icon: "export", run: () => openExportDialog(tab.path) },
+      {
+        id: "history",
+        label: historyOpen.value ? "Hide history" : "Show history",
+        detail: "Commits, diffs, authors, restore",
+        icon: "clock",
+        run: toggleHistory,
+      },
       { id: "reveal", label: "Reveal in file tree", icon: "target", run: () => revealInTree(tab.path) },
       { id: "close", label: "Close tab", icon: "x", run: () => void closeTab(tab.docId) },
     );

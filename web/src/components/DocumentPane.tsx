@@ -8,6 +8,7 @@ import type { TabInfo, View } from "../api";
 import { liveDocument } from "../collab";
 import { diffLines, hunks } from "../diff";
 import { openExportDialog } from "../exporting";
+import { historyOpen, toggleHistory } from "../history/historyState";
 import { locate } from "../paths";
 import {
   conflicts,
@@ -186,6 +187,16 @@ export function DocumentHeader({ tab }: { tab: TabInfo }) {
           data-export-button
         >
           <Icon name="export" />
+        </button>
+        <button
+          class={`icon-button ${historyOpen.value ? "on" : ""}`}
+          onClick={toggleHistory}
+          title="History: who changed what, and restore a version"
+          aria-label="History"
+          aria-pressed={historyOpen.value}
+          data-history-button
+        >
+          <Icon name="clock" />
         </button>
         <button class="icon-button" onClick={() => void present()} title="Present (Esc leaves)" aria-label="Present">
           <Icon name="present" />
