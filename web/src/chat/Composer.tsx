@@ -123,13 +123,16 @@ export function Composer({ open }: { open: Conversation }) {
     const value = element.value;
     const after = value.slice(found.end);
     const inserted = `${name}${after.startsWith(" ") ? "" : " "}`;
-    text.value = value.slice(0, found.start) + inserted + after;
-    completion.value = null;
+    const next = value.slice(0, found.start) + inserted + after;
     const caret = found.start + inserted.length;
-    requestAnimationFrame(() => {
-      element.focus();
-      element.setSelectionRange(caret, caret);
-    });
+    // The box first, caret included, so a key pressed right after Tab lands after the name (a
+    // caret set on the next frame could move back over what was typed meanwhile); the render
+    // that follows finds the box already holding this text and leaves the caret alone.
+    element.value = next;
+    element.focus();
+    element.setSelectionRange(caret, caret);
+    text.value = next;
+    completion.value = null;
   };
 
   const submit = async (body: string) => {

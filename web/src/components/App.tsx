@@ -35,7 +35,7 @@ import {
 } from "../state";
 import { ActivityDrawer } from "./ActivityDrawer";
 import { CommandPalette, focusSearch } from "./CommandPalette";
-import { DocumentPane, loadEditor } from "./DocumentPane";
+import { DocumentPane, preloadEditor } from "./DocumentPane";
 import { ExportDialog } from "./ExportDialog";
 import { ReviewPanel } from "./ReviewPanel";
 import { ApprovalsList } from "../approvals/ApprovalsList";
@@ -127,7 +127,7 @@ export function App() {
     boot();
     openFromAddress();
     // Fetch the editor once the window is idle, so switching to Edit is instant.
-    const idle = window.setTimeout(() => void loadEditor(), 1500);
+    const idle = window.setTimeout(preloadEditor, 1500);
     window.addEventListener("keydown", onKey, { capture: true });
     return () => {
       channel.stop();

@@ -118,15 +118,39 @@ let editorLoaded: EditorComponent | null = null;
 
 /** CodeMirror and its Yjs binding load on first use of Edit or Source (or when idle). */
 export function loadEditor(): Promise<EditorComponent> {
-  editorModule ??= import("./EditorPane").then((module) => (editorLoaded = module.EditorPane));
+  editorModule ??= import("./EditorPane").then(
+    (module) => (editorLoaded = module.EditorPane),
+    (error: unknown) => {
+      editorModule = null; // a failed load (signed out, server gone) is tried again on next use
+      throw error;
+    },
+  );
   return editorModule;
+}
+
+/** Loads the editor ahead of its first use; a failure waits for that use to try again. */
+export function preloadEditor(): void {
+  loadEditor().catch(() => undefined);
 }
 
 function LazyEditor({ tab, mode }: { tab: TabInfo; mode: "edit" | "source" }) {
   const [Editor, setEditor] = useState<EditorComponent | null>(() => editorLoaded);
+  const failed = useSignal(false);
   useEffect(() => {
-    if (!Editor) void loadEditor().then((component) => setEditor(() => component));
+    if (!Editor)
+      loadEditor().then(
+        (component) => setEditor(() => component),
+        () => (failed.value = true),
+      );
   }, []);
+  if (failed.value) {
+    return (
+      <div class="loading-doc" role="alert">
+        The editor could not be loaded from the server. Check that `quire serve` runs and you are
+        signed in, then reload the page.
+      </div>
+    );
+  }
   if (!Editor) {
     return (
       <div class="loading-doc">
