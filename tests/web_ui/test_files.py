@@ -202,18 +202,26 @@ def test_the_trash_view_restores_a_deleted_note(page: Page, server: Server) -> N
     assert trashed.read_text(encoding="utf-8") == "# Trashed\n"
 
 
+def open_in_edit(page: Page, note: Path, text: str, last_words: str) -> Locator:
+    """Write ``note``, open it from the tree in Edit view, and return the editor once it shows
+    ``last_words``."""
+    note.write_text(text, encoding="utf-8")
+    expect(row(page, note)).to_be_visible()
+    row(page, note).click()
+    expect(page.locator(".tab.active")).to_contain_text(note.stem)
+    page.locator("[data-view-button=edit]").click()
+    editor = page.get_by_label("Document editor")
+    expect(editor).to_contain_text(last_words)
+    return editor
+
+
 def test_a_picture_dropped_into_the_editor_is_uploaded_linked_and_shown_in_read_view(
     page: Page, server: Server
 ) -> None:
     note = server.workspace / "notes" / "pictured.md"
-    note.write_text("# Pictured\n\nBelow comes a picture.\n\n\n\nThe end.\n", encoding="utf-8")
-    expect(row(page, note)).to_be_visible()
-    row(page, note).click()
-    expect(page.locator(".tab.active")).to_contain_text("pictured")
-    page.locator("[data-view-button=edit]").click()
-    editor = page.get_by_label("Document editor")
+    text = "# Pictured\n\nBelow comes a picture.\n\n\n\nThe end.\n"
+    editor = open_in_edit(page, note, text, "The end.")
     expect(editor).to_contain_text("Below comes a picture.")
-    expect(editor).to_contain_text("The end.")
     # Dropped on the middle one of the empty lines between the paragraphs: the link goes there.
     empty_line = editor.locator(".cm-line").nth(4)
     expect(empty_line).to_have_text("")
@@ -429,13 +437,7 @@ def test_a_note_dragged_from_the_tree_into_the_editor_drops_as_a_relative_link(
     page: Page, server: Server
 ) -> None:
     note = server.workspace / "notes" / "linking.md"
-    note.write_text("# Linking\n\n\n\nEnd.\n", encoding="utf-8")
-    expect(row(page, note)).to_be_visible()
-    row(page, note).click()
-    expect(page.locator(".tab.active")).to_contain_text("linking")
-    page.locator("[data-view-button=edit]").click()
-    editor = page.get_by_label("Document editor")
-    expect(editor).to_contain_text("End.")
+    editor = open_in_edit(page, note, "# Linking\n\n\n\nEnd.\n", "End.")
     empty_line = editor.locator(".cm-line").nth(2)
     row(page, server.workspace / "welcome.md").drag_to(empty_line)
     expect(empty_line).to_have_text("[welcome](../welcome.md)")
