@@ -19,7 +19,7 @@ pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright 
 from playwright.sync_api import expect
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Page, Route
 
     from tests.web_ui.conftest import PageFactory, Server
 
@@ -184,6 +184,33 @@ def test_at_offers_the_names_in_the_chat_and_tab_completes(page: Page, server: S
         messages = agent.get("/api/chats/read", params={"path": str(chat)}).json()["messages"]
     assert messages[-1]["body"] == "Over to you @carol-qa and @dave"
     assert messages[-1]["mentions"] == ["carol-qa", "dave"]
+
+
+def test_an_at_typed_before_the_chat_has_loaded_is_offered_the_names(
+    page: Page, server: Server
+) -> None:
+    """The chat's first read is held back until `@ca` is in the box: the names it brings are
+    offered then, without another key."""
+    chat = make_chat(server, "held", "Held")
+    post(server, chat, "carol-qa", "Ready when you are.")
+    held: list[Route] = []
+    page.route("**/api/chats/read?*", lambda route: held.append(route))
+    try:
+        enter_chats(page)
+        with page.expect_request("**/api/chats/read?*"):
+            page.locator(".chat-row", has_text="Held").click()
+        expect(page.locator(".chat-title")).to_have_text("Held")
+        assert held, "the chat's first read was not held back"
+        box = page.locator(".chat-input")
+        box.fill("Over to you @ca")
+        completions = page.locator(".chat-completions [role=option]")
+        expect(completions).to_have_count(0)
+        for route in held:
+            route.continue_()
+        expect(completions).to_have_text(["@carol-qa"])
+        expect(box).to_have_value("Over to you @ca")
+    finally:
+        page.unroute("**/api/chats/read?*")
 
 
 def test_shift_enter_adds_a_line_and_enter_sends(page: Page, server: Server) -> None:

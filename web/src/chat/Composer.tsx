@@ -93,7 +93,8 @@ export function Composer({ open }: { open: Conversation }) {
   const pickerOpen = useSignal(false);
   const area = useRef<HTMLTextAreaElement>(null);
 
-  useEffect(() => {
+  // Before paint, so a key typed into the box of the newly opened chat is never wiped after it.
+  useLayoutEffect(() => {
     text.value = "";
     completion.value = null;
     pickerOpen.value = false;
@@ -115,6 +116,12 @@ export function Composer({ open }: { open: Conversation }) {
     if (JSON.stringify(next) !== JSON.stringify(completion.peek())) selected.value = 0;
     completion.value = next;
   };
+
+  // The names arrive with the chat's first read (and change with presence): an `@` typed before
+  // then is offered the names as soon as they are known.
+  useEffect(() => {
+    if (area.current && document.activeElement === area.current) updateCompletion();
+  }, [open.participants, open.presence, open.roles]);
 
   const complete = (name: string) => {
     const element = area.current;
