@@ -5,6 +5,7 @@ once each get a page, and a document with nothing to draw never starts the brows
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import struct
 import zlib
@@ -162,6 +163,35 @@ def test_an_export_after_the_idle_close_starts_the_browser_again(
     assert closed
     assert launches == 2
     assert "Only-in-alpha" in text and "AlphaGateway" in text
+
+
+def test_closing_while_the_idle_close_is_under_way_waits_for_it(
+    folders: tuple[Path, Path],
+) -> None:
+    """An idle close still waiting for its browser to exit when the exporter closes is waited
+    for: the process is gone and reaped before the loop ends, not left running (or a zombie)
+    for another loop to find."""
+    alpha, _ = folders
+
+    async def run() -> int:
+        exporter = Exporter(idle_seconds=0.01)
+        try:
+            await exporter.export(
+                alpha / "a.md", format="pdf", output=None, overwrite=False, allowed=[alpha]
+            )
+            browser = exporter.browser()
+            assert browser is not None and browser.pid is not None
+            pid = browser.pid
+            async with asyncio.timeout(30):
+                while browser.is_running:  # noqa: ASYNC110 - the idle close has no event
+                    await asyncio.sleep(0.001)
+            return pid
+        finally:
+            await exporter.aclose()
+
+    pid = asyncio.run(run())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 def test_exports_at_once_each_draw_on_their_own_page_up_to_the_bound(

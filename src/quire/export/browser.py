@@ -126,8 +126,14 @@ class Browser:
         self._lock: asyncio.Lock | None = None
         self._busy = 0
         self._idle: asyncio.TimerHandle | None = None
+        self._stopping: asyncio.Task[None] | None = None
         self.launches = 0
         """How many times a process was started (a warm export starts none)."""
+
+    @property
+    def pid(self) -> int | None:
+        """The process id of the browser started last, while this object holds it."""
+        return self._process.pid if self._process is not None else None
 
     @property
     def is_running(self) -> bool:
@@ -146,6 +152,7 @@ class Browser:
                 self._idle.cancel()
                 self._idle = None
             if not self.is_running:
+                await self._finish_idle_close()
                 await self._stop()
                 await self._start()
             self._busy += 1
@@ -164,6 +171,7 @@ class Browser:
             self._idle.cancel()
             self._idle = None
         if self._loop is asyncio.get_running_loop():
+            await self._finish_idle_close()
             await self._stop()
         else:
             self._kill_now()
@@ -173,6 +181,15 @@ class Browser:
         if self._busy == 0 and self._loop is not None:
             task = self._loop.create_task(self._stop())
             task.add_done_callback(lambda done: done.cancelled() or done.exception())
+            self._stopping = task
+
+    async def _finish_idle_close(self) -> None:
+        """Wait for an idle close still under way, so its process is reaped on this loop
+        (a loop that ends first leaves the browser running, unreaped)."""
+        task, self._stopping = self._stopping, None
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception):
+                await task
 
     async def _start(self) -> None:
         self._profile = tempfile.mkdtemp(prefix="quire-browser-")
