@@ -7,6 +7,7 @@ history saying how to turn it on."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from tests.support.git_repo import log, make_repo, user_git
+from tests.support.git_repo import git_env, log, make_repo
 from tests.web_ui.conftest import Server, serve
 from tests.web_ui.support import eventually, screenshot
 
@@ -202,15 +203,27 @@ def test_the_timeline_lists_commits_everywhere_and_filters_by_agent(
     screenshot(page, "history-04-timeline")
 
 
+def committed(repo: Path, ending: str) -> bool:
+    """Whether the newest commit's notes/plan.md ends with ``ending`` (False before any)."""
+    done = subprocess.run(
+        ["git", "show", "HEAD:notes/plan.md"],
+        cwd=repo,
+        env=git_env(),
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode == 0 and done.stdout.decode().endswith(ending)
+
+
 def test_load_more_pages_back_through_the_cursor(server: Server, open_page: PageFactory) -> None:
     note = str(server.workspace / "notes" / "plan.md")
     with server.agent() as agent:
         for n in range(21):
             save_as_agent(agent, note, f"# Plan\n\nStep {n}.\n", "codex")
-        eventually(
-            lambda: user_git(server.workspace, "show", "HEAD:notes/plan.md").endswith("Step 20.\n"),
-            "the last save committed",
-        )
+            # Each save committed before the next: saves that arrive while a commit runs are
+            # committed together, and this test needs more than one page of commits.
+            step = f"Step {n}.\n"
+            eventually(lambda: committed(server.workspace, step), f"save {n} committed")  # noqa: B023
         first_page = agent.get("/api/history", params={"path": note}).json()
     assert len(log(server.workspace, "--", "notes/plan.md")) > 20
     page = open_page()
