@@ -100,7 +100,12 @@ def links_known(server: Server, path: Path, to: Path, notes: int) -> None:
 def test_a_note_made_from_the_menu_is_named_in_place_and_renamed_with_f2(
     page: Page, server: Server
 ) -> None:
-    notes = server.workspace / "notes"
+    # A folder of its own, so that what other tests leave in notes/ (assets/, more notes) does
+    # not change which row the arrow keys reach, whatever order the tests run in.
+    notes = server.workspace / "naming"
+    notes.mkdir()
+    (notes / "zz last.md").write_text("# Last\n", encoding="utf-8")
+    expect(row(page, notes)).to_be_visible()
     row(page, notes).click(button="right")
     menu = page.get_by_role("menu", name="File actions")
     menu.get_by_role("menuitem", name="New note").click()
@@ -304,6 +309,69 @@ def test_a_refused_rename_says_why_and_leaves_the_note(
     expect(row(page, keep)).to_be_visible()
     assert keep.read_text(encoding="utf-8") == "# Keep\n"
     assert sorted(p.name for p in server.workspace.glob("*keep*")) == ["keep.md"]
+
+
+def test_a_name_typed_as_soon_as_the_field_shows_is_kept(page: Page, server: Server) -> None:
+    """The root cause of a flaky rename: the field set its first value in an effect that ran
+    after paint, so a name typed before then (Playwright's fill, a fast typist) was reset to the
+    old one. Here the name is typed in the same task the field appears in, then the page paints
+    and runs everything it deferred, and the field must still hold what was typed."""
+    early = server.workspace / "early.md"
+    early.write_text("# Early\n", encoding="utf-8")
+    expect(row(page, early)).to_be_visible()
+    held = page.evaluate(
+        """async (path) => {
+            const row = document.querySelector(`.tree [data-path="${CSS.escape(path)}"]`);
+            row.focus();
+            row.dispatchEvent(new KeyboardEvent("keydown", { key: "F2", bubbles: true }));
+            let field = null;
+            for (let turn = 0; turn < 100 && !field; turn++) {
+                await Promise.resolve();
+                field = document.querySelector('.tree input[aria-label="Note name"]');
+            }
+            if (!field) return "no field";
+            field.value = "Typed early";
+            field.dispatchEvent(new Event("input", { bubbles: true }));
+            for (let frame = 0; frame < 3; frame++) {
+                await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+            }
+            return field.isConnected ? field.value : "field gone";
+        }""",
+        str(early),
+    )
+    assert held == "Typed early"
+    page.get_by_label("Note name").press("Enter")
+    typed = server.workspace / "Typed early.md"
+    expect(row(page, typed)).to_be_visible()
+    assert typed.read_text(encoding="utf-8") == "# Early\n"
+    assert not early.exists()
+
+
+def test_a_tree_change_between_typing_and_enter_keeps_the_typed_name(
+    page: Page, server: Server
+) -> None:
+    """Another program adds a note while the person is renaming: the tree redraws with it, and
+    the field keeps its focus and the name typed so far, which Enter then uses."""
+    steady = server.workspace / "steady.md"
+    steady.write_text("# Steady\n", encoding="utf-8")
+    expect(row(page, steady)).to_be_visible()
+    row(page, steady).focus()
+    page.keyboard.press("F2")
+    field = page.get_by_label("Note name")
+    expect(field).to_have_value("steady")
+    field.fill("Still typed")
+    meanwhile = server.workspace / "arrived meanwhile.md"
+    meanwhile.write_text("# Meanwhile\n", encoding="utf-8")
+    # The tree has redrawn with the new note while the field is open.
+    expect(row(page, meanwhile)).to_be_visible()
+    expect(field).to_be_focused()
+    expect(field).to_have_value("Still typed")
+    page.keyboard.press("Enter")
+    renamed = server.workspace / "Still typed.md"
+    expect(row(page, renamed)).to_be_visible()
+    expect(row(page, steady)).to_have_count(0)
+    assert renamed.read_text(encoding="utf-8") == "# Steady\n"
+    assert not steady.exists()
 
 
 def test_a_folder_dropped_onto_itself_or_its_own_folder_stays(page: Page, server: Server) -> None:

@@ -6,7 +6,7 @@
 
 import { signal, useSignal } from "@preact/signals";
 import type { JSX } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import type { FileEntry } from "../api";
 import { Icon } from "../components/Icons";
 import { Highlight } from "../components/SearchPanel";
@@ -77,29 +77,49 @@ function onRowKey(event: KeyboardEvent, path: string, kind: RowKind, open: boole
   }
 }
 
+/** What the person has typed into the inline rename field, for the rename under way (`of`, the
+ * `renaming` value). It lives outside the field so that a redraw that makes the field again
+ * gives back the typed name, not the old one. */
+const draft = signal<{ of: object; name: string } | null>(null);
+
 function NameField({ path, isFolder }: { path: string; isFolder: boolean }) {
   const input = useRef<HTMLInputElement>(null);
   const initial = isFolder ? (path.split("/").pop() ?? "") : title(path);
-  useEffect(() => {
-    // Uncontrolled: a tree update while the person types must not reset the name.
-    if (!input.current) return;
-    input.current.value = initial;
-    input.current.focus();
-    input.current.select();
+  const kept = draft.peek();
+  const asked = renaming.peek();
+  const start = kept && kept.of === asked ? kept.name : initial;
+  useLayoutEffect(() => {
+    // A layout effect runs in the same task as the render that made the field, so nothing typed
+    // can land before it (a plain effect ran after paint and reset a name typed meanwhile). The
+    // field is uncontrolled: its value is set once here, never by a later render.
+    const field = input.current;
+    if (!field) return;
+    field.value = start;
+    field.focus();
+    if (start === initial) field.select();
   }, []);
-  const end = (name: string | null) => void finishRename(path, name, isFolder).then(focusRow);
+  const end = (name: string | null) => {
+    draft.value = null;
+    void finishRename(path, name, isFolder).then(focusRow);
+  };
   return (
     <input
       ref={input}
       class="tree-name"
       aria-label={isFolder ? "Folder name" : "Note name"}
       spellcheck={false}
+      onInput={(event) => {
+        if (asked) draft.value = { of: asked, name: event.currentTarget.value };
+      }}
       onKeyDown={(event) => {
         event.stopPropagation();
         if (event.key === "Enter") end(event.currentTarget.value);
         else if (event.key === "Escape") end(null);
       }}
-      onBlur={(event) => end(event.currentTarget.value)}
+      onBlur={(event) => {
+        // A field taken out by a redraw blurs too: only a person leaving it ends the rename.
+        if (event.currentTarget.isConnected) end(event.currentTarget.value);
+      }}
       onClick={(event) => event.stopPropagation()}
     />
   );
