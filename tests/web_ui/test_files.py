@@ -492,6 +492,10 @@ def test_an_open_note_follows_its_folder_moved_by_drag(page: Page, server: Serve
     expect(row(page, carry / "inside.md")).to_be_visible()
     row(page, carry / "inside.md").click()
     expect(page.locator(".read-content")).to_contain_text("Still here.")
+    # The sidebar settles first: the note joins Recent above the tree (shifting every row down
+    # by one) and the target folder shows. A drag begun before then picks up another row.
+    expect(page.locator(f'.recent-row[title="{carry / "inside.md"}"]')).to_be_visible()
+    expect(row(page, target)).to_be_visible()
     row(page, carry).drag_to(row(page, target))
     moved = target / "carry" / "inside.md"
     expect(row(page, moved)).to_be_visible()
