@@ -174,7 +174,10 @@ def test_closing_while_the_idle_close_is_under_way_waits_for_it(
     alpha, _ = folders
 
     async def run() -> int:
-        exporter = Exporter(idle_seconds=0.01)
+        # A long idle time while the export runs (a loaded machine may take longer than a short
+        # one between the export's last release and the pid read), then a zero one for one
+        # more acquire and release, which starts the idle close at the loop's next turn.
+        exporter = Exporter(idle_seconds=3600)
         try:
             await exporter.export(
                 alpha / "a.md", format="pdf", output=None, overwrite=False, allowed=[alpha]
@@ -182,6 +185,9 @@ def test_closing_while_the_idle_close_is_under_way_waits_for_it(
             browser = exporter.browser()
             assert browser is not None and browser.pid is not None
             pid = browser.pid
+            browser.idle_seconds = 0
+            await browser.acquire()
+            browser.release()
             async with asyncio.timeout(30):
                 while browser.is_running:  # noqa: ASYNC110 - the idle close has no event
                     await asyncio.sleep(0.001)
