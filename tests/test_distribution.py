@@ -3,10 +3,13 @@
 import copy
 import hashlib
 import importlib.machinery
+import io
 import json
 import subprocess
 import sys
+import tarfile
 import types
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -130,13 +133,56 @@ def test_the_schema_refuses_a_broken_server_json(
     assert any(words in error for error in errors), errors
 
 
-def _build_mcpb() -> Any:
-    """scripts/build-mcpb as a module (it is a script, not part of the package)."""
-    loader = importlib.machinery.SourceFileLoader("build_mcpb", str(ROOT / "scripts/build-mcpb"))
+def _script(name: str) -> Any:
+    """scripts/NAME as a module (a script, not part of the package)."""
+    loader = importlib.machinery.SourceFileLoader(
+        name.replace("-", "_"), str(ROOT / "scripts" / name)
+    )
     module = types.ModuleType(loader.name)
     module.__file__ = loader.path
     loader.exec_module(module)
     return module
+
+
+def _build_mcpb() -> Any:
+    return _script("build-mcpb")
+
+
+def _packages(folder: Path, *, left_out: str | None) -> tuple[Path, Path]:
+    """A wheel and an sdist of every tracked file, as the build makes them, less ``left_out``
+    in both."""
+    smoke = _script("wheel-smoke")
+    wheel, sdist = folder / "quire-0-py3-none-any.whl", folder / "quire-0.tar.gz"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name in smoke.tracked("src/quire"):
+            if name != left_out:
+                archive.writestr(name.removeprefix("src/"), b"")
+    with tarfile.open(sdist, "w:gz") as archive:
+        for name in smoke.tracked("."):
+            if name != left_out and (ROOT / name).is_file():
+                archive.addfile(tarfile.TarInfo(f"quire-0/{name}"), io.BytesIO(b""))
+    return wheel, sdist
+
+
+def test_the_wheel_smoke_passes_packages_holding_every_tracked_file(tmp_path: Path) -> None:
+    _script("wheel-smoke").check_contents(*_packages(tmp_path, left_out=None))
+
+
+@pytest.mark.parametrize(
+    ("left_out", "archive"),
+    [
+        ("src/quire/web/static/index.html", "quire-0-py3-none-any.whl"),
+        ("src/quire/py.typed", "quire-0-py3-none-any.whl"),
+        ("README.md", "quire-0.tar.gz"),
+    ],
+)
+def test_the_wheel_smoke_fails_when_a_tracked_file_is_missing(
+    tmp_path: Path, left_out: str, archive: str
+) -> None:
+    smoke = _script("wheel-smoke")
+    with pytest.raises(smoke.SmokeFailure, match=f"missing from {archive}") as caught:
+        smoke.check_contents(*_packages(tmp_path, left_out=left_out))
+    assert left_out in str(caught.value)
 
 
 def test_the_bundle_manifest_has_a_multi_value_allowed_folders_setting_with_no_default() -> None:

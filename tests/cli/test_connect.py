@@ -162,6 +162,24 @@ def test_print_shows_the_command_and_changes_nothing(box: Box, agent: str, print
     assert sorted(path.name for path in box.home.iterdir()) == []
 
 
+def test_connect_print_shows_the_block_any_mcp_client_reads_and_changes_nothing(
+    box: Box,
+) -> None:
+    claude = install_fake(box.bin_dir, "claude")
+    result = box.run("--print")
+    block = {"mcpServers": {"quire": {"command": str(QUIRE), "args": ["mcp"]}}}
+    assert (result.returncode, result.stderr) == (0, "")
+    assert json.loads(result.stdout) == block
+    assert claude.calls() == []
+    assert sorted(path.name for path in box.home.iterdir()) == []
+
+
+def test_print_before_an_agent_says_where_it_goes(box: Box) -> None:
+    result = box.run("--print", "codex")
+    assert result.returncode == 2
+    assert "`quire connect codex --print`" in result.stderr
+
+
 def test_cursor_is_merged_into_its_config(box: Box) -> None:
     (box.home / ".cursor").mkdir()
     config = box.home / ".cursor" / "mcp.json"

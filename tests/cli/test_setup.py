@@ -92,6 +92,7 @@ def test_yes_creates_the_state_folder_connects_both_agents_and_installs_the_hook
     assert "[done] Codex: Registered Quire's MCP server with Codex" in result.stdout
     assert "[skip] Cursor: Cursor was not found" in result.stdout
     assert "[done] auto-open hook: Installed the auto-open hook" in result.stdout
+    assert "`quire connect hook --approvals`" in result.stdout, "setup names the approval hooks"
     assert _adds(claude) == [["mcp", "add", "--scope", "user", "quire", "--", str(QUIRE), "mcp"]]
     assert _adds(codex) == [["mcp", "add", "quire", "--", str(QUIRE), "mcp"]]
     settings = json.loads(box.claude_settings.read_text(encoding="utf-8"))

@@ -14,6 +14,7 @@ from quire.cli.output import echo_json, fail, reports_errors
 from quire.services.agents import hooks, roster
 from quire.services.agents.machine import Machine
 from quire.services.agents.overview import overview
+from quire.services.agents.registration import servers_json
 from quire.services.agents.results import AgentId, Outcome
 
 _PRINT_HELP = "Print the command (or JSON) that registers Quire by hand; change nothing."
@@ -36,19 +37,35 @@ def _label(status: AgentStatus) -> str:
 
 @click.group("connect", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+@click.option(
+    "--print",
+    "print_only",
+    is_flag=True,
+    help="Print the `mcpServers` JSON block that adds Quire to any MCP client's settings; "
+    "change nothing.",
+)
 @click.pass_context
 @reports_errors
-def connect_command(context: click.Context, as_json: bool) -> None:
+def connect_command(context: click.Context, as_json: bool, print_only: bool) -> None:
     """Connect coding agents to Quire: register its MCP server with Claude Code, Codex or
     Cursor, and install the hook that opens the Markdown they write.
 
     Without a subcommand, list the agents found on this machine and whether each runs this
     Quire (connected), another program Quire keeps (other), a program that is gone (stale), or
-    nothing yet (absent).
+    nothing yet (absent). With `--print`, print the settings block for an agent that has no
+    command to register servers (Claude Desktop, Windsurf, VS Code and most others read it).
     """
     if context.invoked_subcommand is not None:
+        if print_only:
+            raise click.UsageError(
+                f"--print goes after the agent: `quire connect {context.invoked_subcommand} "
+                "--print`."
+            )
         return
     machine = this_machine()
+    if print_only:
+        click.echo(servers_json(machine))
+        return
     found = overview(machine)
     if as_json:
         echo_json(found.dump())
@@ -63,7 +80,7 @@ def connect_command(context: click.Context, as_json: bool) -> None:
     click.echo(f"Chat keep-alive hook: {chat}")
     click.echo(
         "\nNext: `quire connect <agent>` registers Quire with an agent; `--print` shows the "
-        "command instead."
+        "command instead, and `quire connect --print` the JSON block for any other MCP client."
     )
 
 

@@ -106,7 +106,10 @@ _MARKS: dict[Action, str] = {
 NEXT = (
     "Next: `quire serve ~/notes` serves a folder and prints its login URL; ask your agent to "
     "open its plan in Quire and request your review. `quire connect hook --chat` adds the "
-    "chat keep-alive hook; `quire doctor` checks again."
+    "chat keep-alive hook; with `[approvals] enabled = true` in quire.toml, `quire connect "
+    "hook --approvals` sends the agents' permission prompts to the browser (docs/approvals.md); "
+    "`quire connect --print` shows the block for any other MCP client; `quire doctor` checks "
+    "again."
 )
 
 

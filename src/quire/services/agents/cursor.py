@@ -7,7 +7,6 @@ with the reason.
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 from typing import Any, assert_never
@@ -16,11 +15,19 @@ from quire.core.errors import AgentNotDetected
 from quire.services.agents.detection import detect
 from quire.services.agents.jsonfile import JsonFile, json_kind, read_json_object, write_json_object
 from quire.services.agents.machine import Machine
-from quire.services.agents.registration import MCP_ARGS, SERVER_NAME, Found, absent, judge_found
+from quire.services.agents.registration import (
+    MCP_ARGS,
+    SERVER_NAME,
+    SERVERS_KEY,
+    Found,
+    absent,
+    judge_found,
+    server_entry,
+    servers_json,
+)
 from quire.services.agents.results import Outcome, Registration
 
 NAME = "Cursor"
-SERVERS_KEY = "mcpServers"
 NEXT_STEP = (
     "Next: in Cursor Settings → MCP click Reload (or restart Cursor), then ask it to open its "
     "plan in Quire and request your review."
@@ -32,15 +39,9 @@ def config_path(machine: Machine) -> Path:
     return machine.home / ".cursor" / "mcp.json"
 
 
-def server_entry(machine: Machine) -> dict[str, Any]:
-    """The ``quire`` entry Quire writes."""
-    return {"command": str(machine.quire), "args": list(MCP_ARGS)}
-
-
 def print_json(machine: Machine) -> str:
-    """The JSON to merge into ``~/.cursor/mcp.json`` (only Quire's key, never the file's
-    other servers, which may carry secrets)."""
-    return json.dumps({SERVERS_KEY: {SERVER_NAME: server_entry(machine)}}, indent=2)
+    """The JSON to merge into ``~/.cursor/mcp.json``: the common ``mcpServers`` block."""
+    return servers_json(machine)
 
 
 def registration(machine: Machine) -> Registration:

@@ -4,8 +4,10 @@ or a program that is gone. Pure apart from looking programs up on the machine.
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
+from typing import Any
 
 from quire.services.agents.machine import Machine
 from quire.services.agents.results import Registration
@@ -15,6 +17,20 @@ SERVER_NAME = "quire"
 
 MCP_ARGS = ("mcp",)
 """The arguments that make ``quire`` serve MCP over stdio."""
+
+SERVERS_KEY = "mcpServers"
+"""The key most MCP clients' JSON settings keep their servers under."""
+
+
+def server_entry(machine: Machine) -> dict[str, Any]:
+    """This Quire's stdio server as an ``mcpServers`` entry: its program and arguments."""
+    return {"command": str(machine.quire), "args": list(MCP_ARGS)}
+
+
+def servers_json(machine: Machine) -> str:
+    """The ``mcpServers`` block holding only Quire's entry, to merge into a client's settings
+    by hand (never a file's other servers, which may carry secrets)."""
+    return json.dumps({SERVERS_KEY: {SERVER_NAME: server_entry(machine)}}, indent=2)
 
 
 @dataclass(frozen=True)
