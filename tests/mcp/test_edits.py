@@ -229,6 +229,40 @@ async def test_a_rewrite_merges_onto_what_the_person_typed_since_the_agent_read(
             assert "edit_document" in clash["conflicts"][0]["hint"]
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("edit_document", {"find": "## B", "replace": "## Section B"}),
+        ("stream_edit", {"find": "## B", "replace": "## Section B"}),
+        ("stream_edit", {"find": "## B", "replace": "## Section B", "preview": False}),
+        ("export_text", {}),
+        ("export_metadata", {}),
+    ],
+)
+async def test_a_call_between_the_read_and_the_rewrite_does_not_make_it_drop_the_persons_line(
+    tmp_path: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    """Only a read that hands the agent the Markdown moves the base of its next rewrite: an
+    edit's answer stands for a text holding the person's typing the agent never saw, and a
+    rewrite merged from it would delete that typing as if the agent had."""
+    text = "# Plan\n\n## A\nfirst\n\n## B\nsecond\n"
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "p.md").write_text(text, encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            doc_id = data_of(await client.call_tool("open_file", {"path": "p.md"}))["docId"]
+            read = data_of(await client.call_tool("get_current_content", {}))["content"]
+            await h.app.documents.replace_unique(
+                doc_id, "first\n", "first\nthe person's line\n", author="person"
+            )
+            data_of(await client.call_tool(tool, arguments))
+            # The rewrite holds the agent's own edit (whether it made it or not) and one more.
+            rewrite = read.replace("## B", "## Section B").replace("# Plan", "# The plan")
+            done = data_of(await client.call_tool("set_content", {"content": rewrite}))
+            merged = await h.app.documents.text(doc_id)
+    assert done["conflicts"] == []
+    assert merged == "# The plan\n\n## A\nfirst\nthe person's line\n\n## Section B\nsecond\n"
+
+
 async def test_a_base_the_server_never_gave_out_is_refused_and_changes_nothing(
     tmp_path: Path,
 ) -> None:

@@ -37,7 +37,6 @@ async def edit_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, An
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
-    env.remember_version(replaced.doc_id, replaced.version)
     return replaced.dump()
 
 
@@ -55,7 +54,6 @@ async def stream_edit_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
-    env.remember_version(preview.doc_id, preview.version)
     return _bounded_preview(preview, args)
 
 
@@ -97,7 +95,6 @@ async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
-    env.remember_version(applied.doc_id, applied.version)
     return applied.dump()
 
 
@@ -114,6 +111,9 @@ async def set_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
         done = await api.set_content(args["content"], save=bool(args.get("save", False)), base=base)
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
+    # The version of the text the agent sent: it knows that text. An edit's version is not
+    # remembered, since the text after it holds what the person typed meanwhile, unseen by the
+    # agent; a later rewrite merged from it would drop that typing without a conflict.
     env.remember_version(active, done.version)
     return done.dump()
 

@@ -27,8 +27,9 @@ NO_SERVER = (
 
 
 async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str]:
-    """The text to export and its path: the file ``path`` names, or the open document (whose
-    version the client has then read)."""
+    """The text to export and its path: the file ``path`` names, or the open document's live
+    text. Not remembered as a version the client read: it sees plain text or metadata, not
+    the Markdown a later rewrite would be merged from."""
     if "path" in args:
         resolved, text = await env.read(args["path"], "path")
         return str(resolved), text
@@ -38,7 +39,6 @@ async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str]:
     current = await api.current()
     if current.path is None:
         raise NotOpen(NO_DOCUMENT)
-    env.remember_version(current.doc_id, current.version)
     return current.path, current.content
 
 
