@@ -146,7 +146,7 @@ ARGUMENTS = {
     "move_document": (["path", "to", "update_links"], ["path", "to"]),
     "delete_document": (["path"], ["path"]),
     "get_history": (["path", "limit", "cursor"], ["path"]),
-    "get_version": (["path", "rev"], ["path", "rev"]),
+    "get_version": (["path", "rev", "offset", "limit"], ["path", "rev"]),
     "restore_version": (["path", "rev"], ["path", "rev"]),
 }
 

@@ -46,6 +46,25 @@ async def test_an_agent_reads_what_changed_and_restores_a_version(tmp_path: Path
         assert log(ws, "-1")[0].endswith(f"|Restore to {first}")
 
 
+async def test_a_long_version_comes_in_pages_each_naming_the_call_that_reads_on(
+    tmp_path: Path,
+) -> None:
+    lines = [f"line {number:05d} " + "x" * 90 + "\n" for number in range(1, 3001)]
+    long = "# Long\n\n" + "".join(lines)
+    make_repo(tmp_path / "ws", {"long.md": long})
+    async with app_harness(tmp_path) as h, Client(h.mcp.server) as client:
+        first = data_of(await client.call_tool("get_version", {"path": "long.md", "rev": "HEAD"}))
+        pages, call = [first["content"]], first["more"]["call"]
+        while call is not None:
+            assert call["name"] == "get_version" and call["arguments"]["rev"] == first["rev"]
+            page = data_of(await client.call_tool(call["name"], call["arguments"]))
+            pages.append(page["content"])
+            call = page.get("more", {}).get("call")
+    assert first["size"] == len(long.encode("utf-8")) and len(first["content"]) < len(long)
+    assert len(first["content"]) <= 80_000
+    assert "".join(pages) == long and len(pages) > 1
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "needle"),
     [

@@ -388,7 +388,7 @@ CANVAS_OP_SCHEMA: dict[str, object] = {
         },
         "id": {
             **_ID_SCHEMA,
-            "description": f"{_users('id')}: the id of the node or edge to change.",
+            "description": "The id of the node or edge to change.",
         },
         "x": {**_NUMBER, "description": "move_node: the new left edge."},
         "y": {**_NUMBER, "description": "move_node: the new top edge."},

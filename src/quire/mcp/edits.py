@@ -163,9 +163,8 @@ STREAM_EDIT = ToolSpec(
     description=(
         "Preview a find/replace on the open document as a unified diff; when find occurs more "
         "than once, candidates [{matchIndex, startLine, diff, rank}] (else null) and matchCount. "
-        "Then call stream_edit_apply with editId and match_index. preview: false applies a unique"
-        " match at once (applied: true; no stream_edit_apply after it). Over ~20,000 tokens, more"
-        " lists the rest."
+        "Then call stream_edit_apply with editId and match_index. preview: false applies a "
+        "unique match at once (applied: true). Over ~20,000 tokens, more lists the rest."
     ),
     input_schema=s.obj(
         {
@@ -190,10 +189,9 @@ STREAM_EDIT_APPLY = ToolSpec(
     name="stream_edit_apply",
     title="Apply a previewed edit",
     description=(
-        "Apply a stream_edit preview: the occurrence match_index (0-based, default 0) of "
-        "find in the live document. edit_id must name a preview of the open document with "
-        "the same find and replace that was not applied yet; a stale or unknown one is "
-        "refused and the document is unchanged (call stream_edit again)."
+        "Apply occurrence match_index (0-based) of a stream_edit preview to the live document. "
+        "edit_id names an unapplied preview with the same find and replace; a stale or unknown "
+        "one is refused, nothing changes (call stream_edit again)."
     ),
     input_schema=s.obj(
         {

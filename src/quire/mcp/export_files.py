@@ -139,11 +139,10 @@ EXPORT = ToolSpec(
     name="export",
     title="Export the open document",
     description=(
-        "Export the document open in the window as pdf, html, docx or epub, as saved and drawn as"
-        " the preview shows it. With output_path (the format's extension, an existing folder "
-        "inside the allowed folders) it writes that file (overwrite: true replaces one); without "
-        "it the window's export dialog opens for the person (dialog: true). No open document is "
-        "an error: call open_file first."
+        "Export the open document as pdf, html, docx or epub, as saved, drawn as the preview "
+        "shows it. With output_path (the format's extension, in an existing allowed folder) it "
+        "writes that file (overwrite: true replaces one); without it the window's export dialog "
+        "opens (dialog: true). Call open_file first."
     ),
     input_schema=s.obj(
         {

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from quire.api.history import Restored, Version
+from quire.api.history import Restored
 from quire.client.history import HistoryApi
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
 from quire.mcp.documents import server
+from quire.mcp.pages import MORE, PAGE_ARGUMENTS, PAGED, kept, paged, text_page
 
 REV = "A rev from get_history, HEAD or HEAD~N."
 
@@ -52,10 +53,15 @@ async def get_history_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
 
 
 async def get_version_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
-    """A note's text at one commit."""
+    """A note's text at one commit, one page of it when it is long (size counts it whole)."""
     path = await env.allowed_path(args["path"], "path", "read the history of")
     history = await _history(env)
-    return (await history.version(str(path), args["rev"])).dump()
+    version = await history.version(str(path), args["rev"])
+    page = text_page(version.content, args)
+    # The next page names the full rev, so a branch that moves meanwhile cannot mix texts.
+    keep = {"path": version.path, "rev": version.rev} | kept(args, "limit")
+    answer = {"path": version.path, "rev": version.rev, "size": version.size}
+    return paged(answer, "content", page, GET_VERSION_NAME, keep)
 
 
 async def restore_version_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -87,14 +93,26 @@ GET_HISTORY = ToolSpec(
     read_only=True,
 )
 
+GET_VERSION_NAME = "get_version"
+
 GET_VERSION = ToolSpec(
-    name="get_version",
+    name=GET_VERSION_NAME,
     title="A note at one commit",
-    description="A note's text as it was at one commit of its history.",
+    description="A note's text as it was at one commit of its history." + PAGED,
     input_schema=s.obj(
-        {"path": s.path("The note."), "rev": s.text(REV, filled=True)}, ["path", "rev"]
+        {"path": s.path("The note."), "rev": s.text(REV, filled=True), **PAGE_ARGUMENTS},
+        ["path", "rev"],
     ),
-    output_schema=s.answer(Version),
+    output_schema=s.out(
+        {
+            "path": s.STRING,
+            "rev": s.STRING,
+            "content": s.STRING,
+            "size": s.INTEGER,
+            "more": MORE,
+        },
+        ["path", "rev", "content", "size"],
+    ),
     handler=get_version_tool,
     read_only=True,
 )

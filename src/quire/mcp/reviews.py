@@ -185,7 +185,7 @@ REQUEST_REVIEW = ToolSpec(
         "review panel and waits up to wait_ms per call. Returns {verdict, reviewId, comments} "
         "(approved, changes_requested, dismissed, timeout after timeout_ms, or superseded by a "
         "newer review), or {status: pending, reviewId}: call again with review_id. blocking: "
-        "false returns at once. Survives a server restart; starts the server when none runs."
+        "false returns at once. Survives a server restart."
     ),
     input_schema=s.obj(
         {
@@ -217,10 +217,9 @@ GET_USER_ANNOTATIONS = ToolSpec(
     name="get_user_annotations",
     title="Read the person's annotations",
     description=(
-        "The person's latest review verdict and comments on a file (null when none was requested;"
-        " late, stale and supersededBy when they apply) and its task checkboxes [{line, checked, "
-        "text}], from the live text when open. Without a server the tasks are read from disk and "
-        "note says why there is no verdict."
+        "The person's latest review verdict and comments on a file (null when none; late, "
+        "stale, supersededBy when they apply) and its task checkboxes [{line, checked, text}], "
+        "live when open. With no server, tasks come from disk and note says why."
     ),
     input_schema=s.obj({"path": s.path("The Markdown file.")}, ["path"]),
     output_schema=s.answer(ToolAnnotations),

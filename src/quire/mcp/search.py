@@ -244,11 +244,11 @@ SEARCH_VAULT = ToolSpec(
     name="search_vault",
     title="Search the workspace",
     description=(
-        "Search the workspaces' Markdown through Quire's index: per file its path, title, "
-        "first matching line and a snippet (match between U+0002 and U+0003). mode grep "
-        "(default): files holding query, any case; words: files holding every word, best "
-        "first. tag:NAME filters by tag. truncated: pass nextCursor as cursor for more. vault "
-        "(a folder no server serves) greps the disk. note names unread files."
+        "Search the workspaces' Markdown: per file its path, title, first matching line and a "
+        "snippet (match between U+0002 and U+0003). mode grep (default): files holding query, "
+        "any case; words: files holding every word, best first. tag:NAME filters by tag. "
+        "truncated: pass nextCursor as cursor. vault (a folder no server serves) greps the "
+        "disk. note names unread files."
     ),
     input_schema=s.obj(
         {
