@@ -220,6 +220,46 @@ async def test_pages_of_history_follow_their_cursor(
     assert seen == [f"Edit by agent-{n % 2}" for n in reversed(range(5))] + ["start"]
 
 
+AUTHORS = (
+    "ann", "joann", "bot (via ann)", "joann", "bot (via joann)", "joann", "ann", "a.n (via ann)",
+    "ann (via joann)", "joann", "joann", "joann",
+)  # fmt: skip
+"""Authors of commits, oldest first: names that hold another ("ann" in "joann") and an agent
+whose name is a regular expression for another's ("a.n")."""
+
+
+@pytest.mark.parametrize(
+    ("params", "wanted"),
+    [
+        ({"author": "ann"}, ["a.n (via ann)", "ann", "bot (via ann)", "ann"]),
+        ({"agent": "bot"}, ["bot (via joann)", "bot (via ann)"]),
+        ({"agent": "a.n"}, ["a.n (via ann)"]),
+        ({"agent": "ann"}, ["ann (via joann)"]),
+        ({"agent": "bot", "author": "ann"}, ["bot (via ann)"]),
+    ],
+)
+async def test_the_timeline_filters_by_whole_names_and_fills_every_page(
+    client: httpx.AsyncClient, settings: Settings, params: dict[str, str], wanted: list[str]
+) -> None:
+    workspace = settings.workspaces[0]
+    for number, name in enumerate(AUTHORS):
+        email = f"user.email={name.split()[0]}@example.invalid"
+        user_git(workspace, "-c", f"user.name={name}", "-c", email, "commit", "-q",
+                 "--allow-empty", "-m", f"commit {number}")  # fmt: skip
+    seen: list[list[str]] = []
+    cursor: str | None = None
+    while True:
+        query: dict[str, Any] = {**params, "limit": 2}
+        if cursor is not None:
+            query["cursor"] = cursor
+        page = await call(client, "GET", "/api/history/timeline", params=query)
+        seen.append([item["author"] for item in page["entries"]])
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            break
+    assert seen == [wanted[start : start + 2] for start in range(0, len(wanted), 2)]
+
+
 @pytest.mark.parametrize(
     ("url", "params", "argument"),
     [
