@@ -10,6 +10,7 @@ import anyio
 import httpx
 import pytest
 
+from quire.core.views import OWNER
 from quire.services.app import AppServices
 from quire.settings.model import Settings
 from tests.support.git_repo import log, make_repo, user_git
@@ -90,6 +91,25 @@ async def test_each_agents_save_is_a_commit_of_that_note_by_that_agent(
     assert "agent" not in page["entries"][-1]
     timeline = await call(client, "GET", "/api/history/timeline", params={"agent": "codex"})
     assert [item["message"] for item in timeline["entries"]] == ["Edit by codex"]
+
+
+async def test_commit_authors_get_e_mails_quire_made_for_the_person_and_the_agent(
+    client: httpx.AsyncClient, services: AppServices, settings: Settings
+) -> None:
+    workspace = settings.workspaces[0]
+    # The person's own save (a browser's; here straight through the live documents).
+    live = await services.documents.open(workspace / "plan.md")
+    await services.documents.set_content(live.doc_id, "by the person\n", author=OWNER, save=True)
+    await settled(services)
+    await save_as(client, workspace / "other.md", "by an agent\n", "Claude Code")
+    await settled(services)
+    assert user_git(workspace, "log", "-2", "--format=%an <%ae>|%cn <%ce>").splitlines() == [
+        "Claude Code (via owner) <claude-code.via.owner@agents.quire.invalid>"
+        "|Claude Code (via owner) <claude-code.via.owner@agents.quire.invalid>",
+        "owner <owner@quire.invalid>|owner <owner@quire.invalid>",
+    ]
+    page = await call(client, "GET", "/api/history", params={"path": str(workspace / "other.md")})
+    assert page["entries"][0]["email"] == "claude-code.via.owner@agents.quire.invalid"
 
 
 async def test_the_users_staged_and_unstaged_work_survives_a_save(

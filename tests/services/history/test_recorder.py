@@ -128,3 +128,24 @@ async def test_a_burst_closes_when_its_window_runs_out(tmp_path: Path) -> None:
     assert log(repo) == ["owner|Edit by owner"] * 3 + ["Test User|start"]
     texts = [user_git(repo, "show", f"HEAD~{n}:plan.md") for n in (2, 1, 0)]
     assert texts == ["2\n", "4\n", "5\n"]
+
+
+async def test_history_on_for_a_plain_folder_runs_git_init_and_the_first_save_is_a_commit(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "notes"
+    workspace.mkdir()
+    (workspace / "plan.md").write_text("# Plan\n", encoding="utf-8")
+    settings = Settings(
+        workspaces=(workspace.resolve(),), state_dir=tmp_path / "state", history=True
+    )
+    assert not (workspace / ".git").exists()
+    async with open_services(
+        settings, token="t" * 64, clock=lambda: 1_700_000_000_000, machine=machine_under(tmp_path)
+    ) as services:
+        assert (workspace / ".git").is_dir()
+        assert user_git(workspace, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+        await save_as(services, "a", workspace.resolve() / "plan.md", "# Plan\n\nfirst save\n")
+        await flushed(services)
+    assert log(workspace) == ["a (via owner)|Edit by a"]
+    assert user_git(workspace, "show", "HEAD:plan.md") == "# Plan\n\nfirst save\n"
