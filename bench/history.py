@@ -5,7 +5,7 @@ commit adding every note, then one commit per note changed) and checked out. Rea
 serve`` processes serve it in turn over one state folder: a first one, not timed, builds the
 search index; then history off and on take turns twice (the default window), and last history
 on with no window (each save its own commit) gives the visibility figure: from the save's
-request to the moment the repository's HEAD names a new commit.
+request to the moment the note's history (``GET /api/history``) lists its new commit.
 """
 
 from __future__ import annotations
@@ -95,8 +95,11 @@ class Run:
     history_page: list[float]
 
 
-def _head(repo: Path) -> str:
-    return _git(repo, "rev-parse", "HEAD").strip()
+async def _newest(client: httpx.AsyncClient, note: Path) -> str:
+    """The newest commit of ``note`` as its history answers it."""
+    page = await client.get("/api/history", params={"path": str(note), "limit": 1})
+    page.raise_for_status()
+    return str(page.json()["entries"][0]["commit"])
 
 
 async def _indexed(client: httpx.AsyncClient) -> None:
@@ -141,12 +144,12 @@ async def _serve(root: Path, repo: Path, toml: str, *, visible: bool) -> Run:
         pages: list[float] = []
         if visible:
             for _ in range(VISIBLE):
-                before = await anyio.to_thread.run_sync(_head, repo)
+                before = await _newest(client, note)
                 start = time.perf_counter()
                 await save()
                 with anyio.fail_after(STEP_TIMEOUT_S):
-                    while await anyio.to_thread.run_sync(_head, repo) == before:
-                        pass
+                    while await _newest(client, note) == before:
+                        pass  # each read is one round trip to the server
                 seen.append(time.perf_counter() - start)
             for _ in range(10):
                 start = time.perf_counter()

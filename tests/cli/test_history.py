@@ -41,6 +41,14 @@ async def test_history_show_and_restore_round_trip_a_version(tmp_path: Path) -> 
 
         shown = await quire(world, "show", f"plan.md@{first}")
         assert (shown.code, shown.stdout.encode()) == (0, FIRST.encode())
+        as_json = await quire(world, "show", f"plan.md@{first}", "--json")
+        assert as_json.code == 0, as_json.stderr
+        assert json.loads(as_json.stdout) == {
+            "path": str(ws / "plan.md"),
+            "rev": entries[1]["commit"],
+            "content": FIRST,
+            "size": len(FIRST.encode()),
+        }
 
         restored = await quire(world, "restore", f"plan.md@{first}", "--json")
         assert restored.code == 0, restored.stderr

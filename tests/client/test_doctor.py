@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from quire.client.doctor import (
     check_engines,
     check_git,
     check_git_locks,
+    check_git_operations,
     check_programs,
     check_server,
     check_server_file,
@@ -28,6 +30,7 @@ from quire.services.app import open_services
 from quire.settings.model import Settings
 from quire.settings.server_file import Found
 from quire.web.app import create_app
+from tests.support.git_repo import git_env, make_repo, user_git
 from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
@@ -110,6 +113,27 @@ def test_a_git_lock_left_in_a_workspaces_repository_is_reported(tmp_path: Path) 
     found = check_git_locks([workspace, tmp_path / "repo"], now=lambda: lock.stat().st_mtime + 90)
     assert [(check.name, check.status) for check in found] == [("history", "warn")]
     assert "90 s old" in found[0].detail and str(lock) in found[0].detail
+
+
+def test_a_rebase_under_way_in_a_workspaces_repository_says_history_waits_for_it(
+    tmp_path: Path,
+) -> None:
+    workspace = make_repo(tmp_path / "repo", {"a.md": "a\n", "b.md": "b\n"}) / "notes"
+    workspace.mkdir()
+    repo = workspace.parent
+    assert check_git_operations([workspace]) == []
+    (repo / "b.md").write_text("b2\n", encoding="utf-8")
+    user_git(repo, "commit", "-qam", "b2")
+    subprocess.run(
+        ["git", "rebase", "-q", "-i", "HEAD~1"],
+        cwd=repo,
+        env={**git_env(), "GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"},
+        check=True,
+    )
+    found = check_git_operations([workspace, repo])
+    assert [(check.name, check.status) for check in found] == [("history", "warn")]
+    assert f"A rebase is under way in {repo}" in found[0].detail
+    assert found[0].fix is not None and "git rebase --continue" in found[0].fix
 
 
 def test_each_export_engine_is_reported_and_a_missing_one_says_how_to_get_it() -> None:

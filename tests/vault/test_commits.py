@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from quire.core.history import commit_author
-from quire.vault.commits import Change, CommitRequest, Repository
+from quire.vault.commits import Change, CommitRequest, Held, Repository
 from quire.vault.git import Git
 from tests.support.git_repo import git_env, log, make_repo, user_git
 
@@ -177,3 +177,33 @@ def test_a_user_commit_landing_mid_commit_is_kept_and_the_save_built_again_on_it
     assert user_git(repo, "show", "HEAD:b.md") == "b by the user\n"
     assert user_git(repo, "show", "HEAD:a.md") == "a by quire\n"
     assert user_git(repo, "status", "--porcelain") == ""
+
+
+def test_a_merge_under_way_holds_the_commit_even_one_begun_while_it_was_built(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "r", {"a.md": "a\n", "b.md": "b\n"})
+    user_git(repo, "switch", "-q", "-c", "other")
+    (repo / "b.md").write_text("b on other\n", encoding="utf-8")
+    user_git(repo, "commit", "-qam", "other's b")
+    user_git(repo, "switch", "-q", "main")
+    (repo / "b.md").write_text("b on main\n", encoding="utf-8")
+    user_git(repo, "commit", "-qam", "main's b")
+    keeper = repository(repo)
+    built = keeper._commit_tree
+
+    def merging(tree: str, head: str | None, request: CommitRequest) -> str:
+        # The user's merge stops on its conflict between Quire's tree and its update-ref.
+        subprocess.run(["git", "merge", "-q", "other"], cwd=repo, env=git_env(), check=False)
+        return built(tree, head, request)
+
+    keeper._commit_tree = merging  # type: ignore[method-assign]
+    head = user_git(repo, "rev-parse", "HEAD")
+    assert keeper.commit(request(Change("a.md", b"a2\n"))) == Held("merge")
+    assert user_git(repo, "rev-parse", "HEAD") == head
+    keeper._commit_tree = built  # type: ignore[method-assign]
+    assert keeper.commit(request(Change("a.md", b"a2\n"))) == Held("merge")
+    user_git(repo, "merge", "--abort")
+    assert keeper.operation() is None
+    made = keeper.commit(request(Change("a.md", b"a2\n")))
+    assert isinstance(made, str) and user_git(repo, "show", f"{made}:a.md") == "a2\n"

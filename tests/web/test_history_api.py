@@ -10,6 +10,7 @@ import anyio
 import httpx
 import pytest
 
+from quire.core.views import OWNER
 from quire.services.app import AppServices
 from quire.settings.model import Settings
 from tests.support.git_repo import log, make_repo, user_git
@@ -90,6 +91,25 @@ async def test_each_agents_save_is_a_commit_of_that_note_by_that_agent(
     assert "agent" not in page["entries"][-1]
     timeline = await call(client, "GET", "/api/history/timeline", params={"agent": "codex"})
     assert [item["message"] for item in timeline["entries"]] == ["Edit by codex"]
+
+
+async def test_commit_authors_get_e_mails_quire_made_for_the_person_and_the_agent(
+    client: httpx.AsyncClient, services: AppServices, settings: Settings
+) -> None:
+    workspace = settings.workspaces[0]
+    # The person's own save (a browser's; here straight through the live documents).
+    live = await services.documents.open(workspace / "plan.md")
+    await services.documents.set_content(live.doc_id, "by the person\n", author=OWNER, save=True)
+    await settled(services)
+    await save_as(client, workspace / "other.md", "by an agent\n", "Claude Code")
+    await settled(services)
+    assert user_git(workspace, "log", "-2", "--format=%an <%ae>|%cn <%ce>").splitlines() == [
+        "Claude Code (via owner) <claude-code.via.owner@agents.quire.invalid>"
+        "|Claude Code (via owner) <claude-code.via.owner@agents.quire.invalid>",
+        "owner <owner@quire.invalid>|owner <owner@quire.invalid>",
+    ]
+    page = await call(client, "GET", "/api/history", params={"path": str(workspace / "other.md")})
+    assert page["entries"][0]["email"] == "claude-code.via.owner@agents.quire.invalid"
 
 
 async def test_the_users_staged_and_unstaged_work_survives_a_save(
@@ -218,6 +238,46 @@ async def test_pages_of_history_follow_their_cursor(
         if cursor is None:
             break
     assert seen == [f"Edit by agent-{n % 2}" for n in reversed(range(5))] + ["start"]
+
+
+AUTHORS = (
+    "ann", "joann", "bot (via ann)", "joann", "bot (via joann)", "joann", "ann", "a.n (via ann)",
+    "ann (via joann)", "joann", "joann", "joann",
+)  # fmt: skip
+"""Authors of commits, oldest first: names that hold another ("ann" in "joann") and an agent
+whose name is a regular expression for another's ("a.n")."""
+
+
+@pytest.mark.parametrize(
+    ("params", "wanted"),
+    [
+        ({"author": "ann"}, ["a.n (via ann)", "ann", "bot (via ann)", "ann"]),
+        ({"agent": "bot"}, ["bot (via joann)", "bot (via ann)"]),
+        ({"agent": "a.n"}, ["a.n (via ann)"]),
+        ({"agent": "ann"}, ["ann (via joann)"]),
+        ({"agent": "bot", "author": "ann"}, ["bot (via ann)"]),
+    ],
+)
+async def test_the_timeline_filters_by_whole_names_and_fills_every_page(
+    client: httpx.AsyncClient, settings: Settings, params: dict[str, str], wanted: list[str]
+) -> None:
+    workspace = settings.workspaces[0]
+    for number, name in enumerate(AUTHORS):
+        email = f"user.email={name.split()[0]}@example.invalid"
+        user_git(workspace, "-c", f"user.name={name}", "-c", email, "commit", "-q",
+                 "--allow-empty", "-m", f"commit {number}")  # fmt: skip
+    seen: list[list[str]] = []
+    cursor: str | None = None
+    while True:
+        query: dict[str, Any] = {**params, "limit": 2}
+        if cursor is not None:
+            query["cursor"] = cursor
+        page = await call(client, "GET", "/api/history/timeline", params=query)
+        seen.append([item["author"] for item in page["entries"]])
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            break
+    assert seen == [wanted[start : start + 2] for start in range(0, len(wanted), 2)]
 
 
 @pytest.mark.parametrize(

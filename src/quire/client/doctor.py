@@ -14,6 +14,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +22,7 @@ from quire import __version__
 from quire.api.exports import EngineStatus
 from quire.client.api import QuireApi
 from quire.core.errors import QuireError, TokenRefused
+from quire.core.history import how_to_finish, operation_in_progress
 from quire.core.state import sessions_folder
 from quire.settings.server_file import Absent, Found, discover, server_file
 
@@ -178,6 +180,7 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
         Check("token", "ok", "the server accepts the token in server.json"),
         Check("workspaces", "ok" if folders else "warn", listed),
         *check_git_locks([Path(folder) for folder in folders]),
+        *check_git_operations([Path(folder) for folder in folders]),
     ]
 
 
@@ -194,18 +197,27 @@ def check_server_version(version: str | None) -> Check:
     )
 
 
-def check_git_locks(folders: Sequence[Path], now: Callable[[], float] = time.time) -> list[Check]:
-    """A git lock (``index.lock``, a branch's ``.lock``) left in a workspace's repository: a
-    running git's, or a crashed one's that history removes once it is stale."""
-    checks: list[Check] = []
-    seen: set[Path] = set()
+def _git_dirs(folders: Sequence[Path]) -> list[Path]:
+    """The git folder of each workspace's repository (each once)."""
+    found: list[Path] = []
     for folder in folders:
         git_dir = next(
             (up / ".git" for up in (folder, *folder.parents) if (up / ".git").is_dir()), None
         )
-        if git_dir is None or git_dir in seen:
-            continue
-        seen.add(git_dir)
+        if git_dir is not None and git_dir not in found:
+            found.append(git_dir)
+    return found
+
+
+def _holds(git_dir: Path, name: str) -> bool:
+    return (git_dir / name).exists()
+
+
+def check_git_locks(folders: Sequence[Path], now: Callable[[], float] = time.time) -> list[Check]:
+    """A git lock (``index.lock``, a branch's ``.lock``) left in a workspace's repository: a
+    running git's, or a crashed one's that history removes once it is stale."""
+    checks: list[Check] = []
+    for git_dir in _git_dirs(folders):
         locks = [git_dir / "index.lock", *sorted((git_dir / "refs" / "heads").glob("**/*.lock"))]
         for lock in locks:
             try:
@@ -219,6 +231,26 @@ def check_git_locks(folders: Sequence[Path], now: Callable[[], float] = time.tim
                     f"{lock} is there ({age:.0f} s old): a git is running, or one crashed.",
                     "If no git is running, remove it; history removes one that no process "
                     "holds and is older than 5 s when it next commits.",
+                )
+            )
+    return checks
+
+
+def check_git_operations(folders: Sequence[Path]) -> list[Check]:
+    """A merge, rebase, cherry-pick, revert, ``git am`` or bisect under way in a workspace's
+    repository: history holds its commits there until it ends."""
+    checks: list[Check] = []
+    for git_dir in _git_dirs(folders):
+        operation = operation_in_progress(partial(_holds, git_dir))
+        if operation is not None:
+            checks.append(
+                Check(
+                    "history",
+                    "warn",
+                    f"A {operation} is under way in {git_dir.parent}: history holds the "
+                    "commits of the saves there until it ends (the notes are saved, and "
+                    "nothing is lost).",
+                    f"To go on, {how_to_finish(operation)}; the held commits are then made.",
                 )
             )
     return checks

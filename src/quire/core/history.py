@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from quire.core.errors import InvalidArgument
 
@@ -82,6 +83,43 @@ def check_rev(rev: str) -> str:
             argument="rev",
         )
     return rev
+
+
+GitOperation = Literal["merge", "rebase", "am", "cherry-pick", "revert", "bisect"]
+"""A git operation the user has under way in a repository (history waits for its end)."""
+
+_OPERATION_MARKERS: Final[tuple[tuple[str, GitOperation], ...]] = (
+    ("rebase-merge", "rebase"),
+    ("rebase-apply/applying", "am"),
+    ("rebase-apply", "rebase"),
+    ("MERGE_HEAD", "merge"),
+    ("CHERRY_PICK_HEAD", "cherry-pick"),
+    ("REVERT_HEAD", "revert"),
+    ("sequencer", "cherry-pick"),
+    ("BISECT_LOG", "bisect"),
+)
+"""The names git keeps in the git folder while each operation is under way."""
+
+_FINISH: Final[dict[GitOperation, str]] = {
+    "merge": "commit the merge (`git commit`) or abort it (`git merge --abort`)",
+    "rebase": "finish it (`git rebase --continue`) or abort it (`git rebase --abort`)",
+    "am": "finish it (`git am --continue`) or abort it (`git am --abort`)",
+    "cherry-pick": "finish it (`git cherry-pick --continue`) or abort it "
+    "(`git cherry-pick --abort`)",
+    "revert": "finish it (`git revert --continue`) or abort it (`git revert --abort`)",
+    "bisect": "end it (`git bisect reset`)",
+}
+
+
+def operation_in_progress(present: Callable[[str], bool]) -> GitOperation | None:
+    """The operation under way in a repository whose git folder holds the names ``present``
+    says it holds (a merge with conflicts, a stopped rebase, ...), or None."""
+    return next((operation for name, operation in _OPERATION_MARKERS if present(name)), None)
+
+
+def how_to_finish(operation: GitOperation) -> str:
+    """What the user does to end ``operation`` (``finish it (`git rebase --continue`) ...``)."""
+    return _FINISH[operation]
 
 
 def split_version(spec: str) -> tuple[str, str]:

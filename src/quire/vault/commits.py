@@ -6,6 +6,8 @@ the tree written and committed on HEAD (``commit-tree -p HEAD``), and HEAD moved
 value (``update-ref``), so a commit or checkout the user made meanwhile is never overwritten:
 the commit is built again on the new HEAD. Afterwards the real index takes the new entry of a
 path only where it matched HEAD before (the user's own staged changes stay staged).
+While the user has a merge, rebase, cherry-pick, revert, ``git am`` or bisect under way,
+nothing is committed (``Held``): HEAD is then theirs, detached or mid-merge.
 Blocking: call it from a worker thread.
 """
 
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from quire.core.history import CommitAuthor
+from quire.core.history import CommitAuthor, GitOperation, operation_in_progress
 from quire.vault.git import Git, GitFailed
 from quire.vault.git_locks import StaleLock, clear_if_stale
 
@@ -55,6 +57,13 @@ class CommitRequest:
     when_s: int
 
 
+@dataclass(frozen=True)
+class Held:
+    """Nothing was committed: the user's ``operation`` is under way; commit once it ends."""
+
+    operation: GitOperation
+
+
 class Repository:
     """One git repository's working tree: where commits of Quire's saves go."""
 
@@ -77,18 +86,27 @@ class Repository:
         done = self.git.run("rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
         return done.stdout.decode().strip() or None if done.returncode == 0 else None
 
-    def commit(self, request: CommitRequest) -> str | None:
-        """Commit ``request`` on HEAD; the new commit's id, or None when it changes nothing.
+    def operation(self) -> GitOperation | None:
+        """The merge, rebase, ... the user has under way here, or None."""
+        return operation_in_progress(lambda name: (self.git_dir / name).exists())
+
+    def commit(self, request: CommitRequest) -> str | Held | None:
+        """Commit ``request`` on HEAD; the new commit's id, None when it changes nothing, or
+        ``Held`` (nothing done) while the user has a git operation under way.
 
         Raises GitFailed when HEAD keeps moving (or a ref stays locked by a running git)
         through every attempt."""
         problem = ""
         for _attempt in range(ATTEMPTS):
+            if (operation := self.operation()) is not None:
+                return Held(operation)
             head = self.head()
             tree, touched = self._tree(head, request.changes)
             if head is not None and tree == self._tree_of(head):
                 return None
             commit = self._commit_tree(tree, head, request)
+            if (operation := self.operation()) is not None:
+                return Held(operation)  # it began while the commit was built: leave HEAD be
             old = head or "0" * 40
             done = self.git.run(
                 "update-ref", "-m", request.message, "HEAD", commit, old, check=False

@@ -8,6 +8,7 @@ thread. It never writes to the repository.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -57,11 +58,20 @@ def note_log(git: Git, rel: str, *, skip: int, limit: int) -> list[LogEntry]:
 
 
 def timeline(
-    git: Git, prefix: str, *, skip: int, limit: int, author: str | None = None
+    git: Git,
+    prefix: str,
+    *,
+    skip: int,
+    limit: int,
+    account: str | None = None,
+    agent: str | None = None,
 ) -> list[LogEntry]:
     """The commits touching anything under ``prefix`` (``""``: the whole repository), newest
-    first; with ``author``, only those whose author name holds it (a fixed string)."""
-    filters = ("--fixed-strings", f"--author={author}") if author else ()
+    first; with ``account``, only the person's own and their agents' (``agent (via
+    account)``); with ``agent``, only that agent's. Names match whole, in git itself, so
+    ``skip`` and ``limit`` count matching commits only (``ann`` never finds ``joann``)."""
+    pattern = _author_pattern(account, agent)
+    filters = ("--extended-regexp", f"--author={pattern}") if pattern else ()
     spec = ("--", prefix) if prefix else ()
     done = git.run(
         "log", "-M", "--name-status", _FORMAT, *filters,
@@ -70,6 +80,23 @@ def timeline(
     if done.returncode != 0:
         return []
     return _parse_log(done.stdout.decode("utf-8", "replace"), None)
+
+
+def _author_pattern(account: str | None, agent: str | None) -> str | None:
+    """A regular expression for git's ``--author`` (matched against ``Name <email>``) that
+    holds exactly the commits ``quire.core.history.read_author`` names so."""
+    if agent is not None:
+        via = r"[^()]+" if account is None else _literal(account)
+        return rf"^{_literal(agent)} \(via {via}\) <"
+    if account is not None:
+        name = _literal(account)
+        return rf"^({name}|.* \(via {name}\)) <"
+    return None
+
+
+def _literal(text: str) -> str:
+    """``text`` as a POSIX extended regular expression matching only itself."""
+    return re.sub(r"([][\\.^$*+?(){}|])", r"\\\1", text)
 
 
 def resolve(git: Git, rev: str) -> str:

@@ -1,5 +1,6 @@
 """The recorder over the real services and a real repository: bursts per (author, note),
-their order when authors take turns, chat posts grouped, and the journal after a close."""
+their order when authors take turns, a burst's window running out, chat posts grouped, and
+the journal after a close."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ from quire.core.history import commit_author
 from quire.core.views import OWNER
 from quire.services.app import AppServices, open_services
 from quire.services.history.authors import acting
+from quire.services.history.journal import JOURNAL_FILE, Journal
+from quire.services.history.recorder import HistoryRecorder
 from quire.settings.model import Settings
-from tests.support.git_repo import log, make_repo, user_git
+from quire.vault.commits import Repository
+from quire.vault.git import Git
+from tests.support.git_repo import git_env, log, make_repo, user_git
 from tests.support.machines import machine_under
 
 pytestmark = pytest.mark.anyio
@@ -98,3 +103,49 @@ async def test_closing_makes_the_pending_commits_and_empties_the_journal(tmp_pat
         assert log(settings.workspaces[0]) == ["Test User|start"]
     assert log(settings.workspaces[0]) == ["a (via owner)|Edit by a", "Test User|start"]
     assert journal.stat().st_size == 0
+
+
+async def test_a_burst_closes_when_its_window_runs_out(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "ws", {"plan.md": "# Plan\n"}).resolve()
+    plan = repo / "plan.md"
+    now = [1000.0]  # the recorder's clock, moved by hand: no waiting
+    recorder = HistoryRecorder(
+        {repo: Repository(Git(repo, git_env()))},
+        Journal(tmp_path / "state" / JOURNAL_FILE),
+        window_s=3.0,
+        clock=lambda: 1_700_000_000_000,
+        monotonic=lambda: now[0],
+    )
+    async with recorder:
+        for at, text in ((0.0, "1\n"), (2.9, "2\n"), (3.1, "3\n"), (5.0, "4\n"), (6.2, "5\n")):
+            now[0] = 1000.0 + at
+            plan.write_text(text, encoding="utf-8")
+            recorder.saved(plan, OWNER, text.encode("utf-8"))
+        with anyio.fail_after(20):
+            await recorder.flush()
+    # 0 and 2.9 s share the first window; 3.1 s opens a second (to 6.1 s) that 5 s joins; 6.2 s
+    # is past it.
+    assert log(repo) == ["owner|Edit by owner"] * 3 + ["Test User|start"]
+    texts = [user_git(repo, "show", f"HEAD~{n}:plan.md") for n in (2, 1, 0)]
+    assert texts == ["2\n", "4\n", "5\n"]
+
+
+async def test_history_on_for_a_plain_folder_runs_git_init_and_the_first_save_is_a_commit(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "notes"
+    workspace.mkdir()
+    (workspace / "plan.md").write_text("# Plan\n", encoding="utf-8")
+    settings = Settings(
+        workspaces=(workspace.resolve(),), state_dir=tmp_path / "state", history=True
+    )
+    assert not (workspace / ".git").exists()
+    async with open_services(
+        settings, token="t" * 64, clock=lambda: 1_700_000_000_000, machine=machine_under(tmp_path)
+    ) as services:
+        assert (workspace / ".git").is_dir()
+        assert user_git(workspace, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+        await save_as(services, "a", workspace.resolve() / "plan.md", "# Plan\n\nfirst save\n")
+        await flushed(services)
+    assert log(workspace) == ["a (via owner)|Edit by a"]
+    assert user_git(workspace, "show", "HEAD:plan.md") == "# Plan\n\nfirst save\n"

@@ -5,7 +5,9 @@ window has passed since its first save, or at once when another author saves the
 is renamed, moved or deleted (so commits keep the order of the saves and each has one author).
 Nothing here blocks a save: the save only notes the burst (and one journal line); each
 repository's worker makes the commits in a thread. Pending commits are made on close, and a
-crashed run's on the next start (``journal``).
+crashed run's on the next start (``journal``). While the user has a merge, rebase, ... under
+way in a repository, its commits are held (still owed in the journal) and made once it ends.
+Time comes from ``monotonic`` (the event loop's clock unless a test passes its own).
 """
 
 from __future__ import annotations
@@ -21,10 +23,16 @@ from typing import Final, Self
 import anyio
 from anyio.abc import TaskGroup
 
-from quire.core.history import CommitAuthor, edit_message, rename_message
+from quire.core.history import (
+    CommitAuthor,
+    GitOperation,
+    edit_message,
+    how_to_finish,
+    rename_message,
+)
 from quire.services.history.authors import author_of
 from quire.services.history.journal import Journal, Owed
-from quire.vault.commits import Change, CommitRequest, Repository
+from quire.vault.commits import Change, CommitRequest, Held, Repository
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +40,10 @@ CLOSE_TIMEOUT_S: Final = 60.0
 """The longest closing waits for the pending commits."""
 
 RETRIES: Final = 3
+
+HOLD_RECHECK_S: Final = 1.0
+"""How often a repository whose commits are held looks again whether the user's merge,
+rebase, ... has ended (git says nothing when it does)."""
 
 
 @dataclass(eq=False)
@@ -47,6 +59,8 @@ class _Job:
     """The note (relative path) whose open burst this is, while it may still grow."""
     tries: int = 0
     done: anyio.Event = field(default_factory=anyio.Event)
+    answered: anyio.Event = field(default_factory=anyio.Event)
+    """Set once the job is done, or held by a git operation of the user's."""
     commit: str | None = None
 
 
@@ -57,6 +71,8 @@ class _Queue:
     bursts: dict[str, _Job] = field(default_factory=dict)
     wake: anyio.Event = field(default_factory=anyio.Event)
     busy: bool = False
+    held: GitOperation | None = None
+    """The user's git operation under way, while it holds this repository's commits."""
 
 
 class HistoryRecorder:
@@ -73,6 +89,8 @@ class HistoryRecorder:
         *,
         window_s: float,
         clock: Callable[[], int],
+        monotonic: Callable[[], float] = anyio.current_time,
+        hold_recheck_s: float = HOLD_RECHECK_S,
     ) -> None:
         self._queues: dict[Path, _Queue] = {}
         by_root: dict[Path, _Queue] = {}
@@ -83,6 +101,8 @@ class HistoryRecorder:
         self._journal = journal
         self._window = window_s
         self._clock = clock
+        self._monotonic = monotonic
+        self._recheck_s = hold_recheck_s
         self._seq = 0
         self._group: TaskGroup | None = None
         self._settled = anyio.Event()
@@ -107,6 +127,15 @@ class HistoryRecorder:
         try:
             with anyio.move_on_after(CLOSE_TIMEOUT_S, shield=True):
                 await self.flush()
+            for queue in self._by_root.values():
+                if queue.held is not None and queue.jobs:
+                    logger.warning(
+                        "%d commits of %s stay owed while the %s there is under way: the next "
+                        "start makes them once it has ended.",
+                        len(queue.jobs),
+                        queue.repository.root,
+                        queue.held,
+                    )
         finally:
             if self._group is not None:
                 self._group.cancel_scope.cancel()
@@ -138,15 +167,20 @@ class HistoryRecorder:
         label = self._labels.pop((queue.repository.root, rel), None)
         if label is not None:
             self._seal(queue, [rel])
-            labelled = self._add(queue, who, label, [Change(rel, data)], anyio.current_time())
+            labelled = self._add(queue, who, label, [Change(rel, data)], self._monotonic())
             self._labelled[(queue.repository.root, rel)] = labelled
             return
         job = queue.bursts.get(rel)
-        if job is not None and job.author == who and job.message == (message or job.message):
+        now = self._monotonic()
+        if (
+            job is not None
+            and job.due > now  # its window has not run out
+            and job.author == who
+            and job.message == (message or job.message)
+        ):
             job.changes = [Change(rel, data)]
             return
         self._seal(queue, [rel])
-        now = anyio.current_time()
         job = self._add(
             queue, who, message or edit_message(who), [Change(rel, data)], now + self._window
         )
@@ -158,7 +192,8 @@ class HistoryRecorder:
     ) -> str | None:
         """Await ``save`` and commit the save it makes of ``path`` on its own, as
         ``message`` (a restore says what it restored); the commit's id once it is made (None
-        when nothing changed, or ``path`` keeps no history)."""
+        when nothing changed, ``path`` keeps no history, or the user's merge, rebase, ...
+        holds the commit until it ends)."""
         found = self._queue_of(path)
         if found is None:
             await save()
@@ -172,7 +207,7 @@ class HistoryRecorder:
         job = self._labelled.pop(key, None)
         if job is None:
             return None
-        await job.done.wait()
+        await job.answered.wait()
         return job.commit
 
     def created(self, path: Path, author: str, *, is_folder: bool = False) -> None:
@@ -209,15 +244,22 @@ class HistoryRecorder:
         """Make every pending commit now and wait until they are made."""
         for queue in self._by_root.values():
             for job in queue.jobs:
-                job.due = min(job.due, anyio.current_time())
+                job.due = min(job.due, self._monotonic())
                 job.burst = None
             queue.bursts.clear()
+            if queue.held is not None:
+                await self._look_again(queue)
             queue.wake.set()
         await self.settled()
 
-    async def settled(self) -> None:
-        """Wait until no commit is pending (those not due yet included)."""
-        while any(queue.jobs or queue.busy for queue in self._by_root.values()):
+    async def settled(self, *, held: bool = False) -> None:
+        """Wait until no commit is pending (those not due yet included), but those a git
+        operation of the user's holds (with ``held``, until they too are made)."""
+
+        def pending(queue: _Queue) -> bool:
+            return queue.busy or (bool(queue.jobs) and (held or queue.held is None))
+
+        while any(pending(queue) for queue in self._by_root.values()):
             if self._settled.is_set():
                 self._settled = anyio.Event()  # shared by every waiter until the next commit
             await self._settled.wait()
@@ -238,10 +280,10 @@ class HistoryRecorder:
         self, queue: _Queue, author: CommitAuthor, message: str, changes: list[Change]
     ) -> None:
         self._seal(queue, [change.rel for change in changes])
-        self._add(queue, author, message, changes, anyio.current_time())
+        self._add(queue, author, message, changes, self._monotonic())
 
     def _seal(self, queue: _Queue, rels: Iterable[str]) -> None:
-        now = anyio.current_time()
+        now = self._monotonic()
         for rel in rels:
             for name in [
                 name for name in queue.bursts if name == rel or name.startswith(rel + "/")
@@ -282,9 +324,15 @@ class HistoryRecorder:
     async def _work(self, queue: _Queue) -> None:
         while True:
             queue.wake = anyio.Event()
+            if queue.held is not None:
+                with anyio.move_on_after(self._recheck_s):
+                    await queue.wake.wait()
+                if queue.held is not None:
+                    await self._look_again(queue)
+                continue
             job = min(queue.jobs, key=lambda item: (item.due, item.seq), default=None)
-            if job is None or job.due > anyio.current_time():
-                wait = None if job is None else job.due - anyio.current_time()
+            if job is None or job.due > self._monotonic():
+                wait = None if job is None else job.due - self._monotonic()
                 with anyio.move_on_after(wait):
                     await queue.wake.wait()
                 continue
@@ -307,17 +355,51 @@ class HistoryRecorder:
             job.tries += 1
             if job.tries < RETRIES:
                 logger.warning("Recording '%s' failed (%s); trying again.", job.message, exc)
-                job.due = anyio.current_time() + 0.2 * job.tries
+                job.due = self._monotonic() + 0.2 * job.tries
                 queue.jobs.append(job)
                 return
             logger.error("Recording '%s' in history failed for good: %s", job.message, exc)
         else:
-            job.commit = made
+            match made:
+                case Held(operation=operation):
+                    self._hold(queue, job, operation)
+                    return
+                case str() | None:
+                    job.commit = made
         job.done.set()
+        job.answered.set()
         self._journal.paid(job.job_id)
         others = self._by_root.values()
         if not any(other.jobs or (other.busy and other is not queue) for other in others):
             self._journal.clear()
+
+    def _hold(self, queue: _Queue, job: _Job, operation: GitOperation) -> None:
+        """Keep ``job`` (still owed in the journal) until the user's ``operation`` ends."""
+        queue.jobs.append(job)
+        job.answered.set()
+        if queue.held is None:
+            logger.warning(
+                "A %s is under way in %s, so history holds the commits of the saves there "
+                "(%d so far) and makes them once it has ended; the files are saved and no "
+                "commit is lost. To go on, %s.",
+                operation,
+                queue.repository.root,
+                len(queue.jobs),
+                how_to_finish(operation),
+            )
+        queue.held = operation
+
+    async def _look_again(self, queue: _Queue) -> None:
+        """Whether the operation holding ``queue``'s commits has ended (then they are made)."""
+        operation = await anyio.to_thread.run_sync(queue.repository.operation)
+        if operation is None:
+            logger.info(
+                "The %s in %s has ended: making the %d commits held meanwhile.",
+                queue.held,
+                queue.repository.root,
+                len(queue.jobs),
+            )
+        queue.held = operation
 
 
 def _owed(queue: _Queue, job: _Job) -> Owed:

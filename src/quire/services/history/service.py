@@ -69,7 +69,6 @@ class HistoryService:
         the next's), newest first; ``author`` keeps a person's (their own and their agents'),
         ``agent`` an agent's."""
         count, skip = _limit(limit), _skip(cursor)
-        pattern = f"{agent} (via " if agent else author
         roots = {repo.root: repo for repo in map(self._repo_of_workspace, self.recorder.workspaces)}
 
         def run() -> list[tuple[Repository, LogEntry]]:
@@ -77,9 +76,8 @@ class HistoryService:
                 (repo, entry)
                 for repo in roots.values()
                 for entry in versions.timeline(
-                    repo.git, "", skip=0, limit=skip + count + 1, author=pattern
+                    repo.git, "", skip=0, limit=skip + count + 1, account=author, agent=agent
                 )
-                if _matches(entry, author=author, agent=agent)
             ]
             found.sort(key=lambda pair: -pair[1].time_s)
             return found[skip : skip + count + 1]
@@ -233,12 +231,6 @@ def _skip(cursor: str | None) -> int:
     if skip > _MAX_SKIP:
         raise InvalidArgument(f"`cursor` {cursor!r} is past the end.", argument="cursor")
     return skip
-
-
-def _matches(entry: LogEntry, *, author: str | None, agent: str | None) -> bool:
-    if agent is not None and entry.author.agent != agent:
-        return False
-    return author is None or entry.author.account == author
 
 
 def _page(
