@@ -15,7 +15,7 @@ from quire.core.errors import InvalidArgument
 from quire.db import chats as chat_store
 from quire.db import notices as store
 from quire.db.notices import NoticeKind, StoredNotice
-from quire.services.approvals.chat_lines import ChatLines, asker
+from quire.services.approvals.chat_lines import ChatLines, asker, in_chat
 from quire.services.approvals.records import notice_record
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class Notices:
             await store.put_notice(session, notice)
             chat = await chat_store.get_session(session, user, session_id)
         self._publish(notice, "raised")
-        if self._lines is not None and chat is not None:
+        if self._lines is not None and chat is not None and in_chat(chat):
             who = asker(chat.reader, harness, machine_label)
             line = f"⏳ {who} {DEFAULT_MESSAGES[kind]}."
             await self._lines.say(user, session_id, chat.chat_path, line)
