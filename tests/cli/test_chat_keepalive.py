@@ -16,8 +16,10 @@ import pytest
 
 from quire.cli.chat_keepalive import MAX_PAYLOAD_BYTES, block, keepalive_answer, read_payload
 from quire.client.api import QuireApi
+from quire.client.approvals import ApprovalsApi
 from quire.client.chats import ChatApi
 from quire.client.connection import ServerLink
+from quire.core.chat import STOPS_TO_RELEASE
 from quire.core.server_info import ServerInfo
 from quire.services.app import open_services
 from quire.settings.model import Settings
@@ -46,11 +48,16 @@ class World:
     server_clock: FakeClock
     hook_clock: FakeClock
     tmp: Path
+    api: QuireApi
 
     async def hook(self, payload: Any, **environ: str) -> str:
+        return await self.hook_on(payload, "", **environ)
+
+    async def hook_on(self, payload: Any, hostname: str, **environ: str) -> str:
+        """The hook's answer, run on a machine called ``hostname``."""
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         answer = await keepalive_answer(
-            data, environ=environ, link=self.link, clock=self.hook_clock
+            data, environ=environ, link=self.link, clock=self.hook_clock, hostname=hostname
         )
         return "" if answer is None else answer
 
@@ -70,11 +77,15 @@ class World:
 
 
 @asynccontextmanager
-async def world(tmp_path: Path, *, running: bool = True) -> AsyncIterator[World]:
+async def world(
+    tmp_path: Path, *, running: bool = True, approvals: bool = False
+) -> AsyncIterator[World]:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     state = tmp_path / "state"
-    settings = Settings(workspaces=(workspace,), state_dir=state, port=4747)
+    settings = Settings(
+        workspaces=(workspace,), state_dir=state, port=4747, approvals_enabled=approvals
+    )
     server_clock = FakeClock()
     async with open_services(
         settings, token=TOKEN, clock=server_clock, machine=machine_under(tmp_path)
@@ -91,7 +102,7 @@ async def world(tmp_path: Path, *, running: bool = True) -> AsyncIterator[World]
         chats = ChatApi(api)
         await chats.create(str(chat), "Team")
         try:
-            yield World(chat, state, chats, link, server_clock, FakeClock(), tmp_path)
+            yield World(chat, state, chats, link, server_clock, FakeClock(), tmp_path, api)
         finally:
             await api.aclose()
             await link.aclose()
@@ -250,6 +261,40 @@ async def test_three_stops_within_two_minutes_let_the_agent_stop(tmp_path: Path)
         w.server_clock.advance(120_000)
         answers.append(await w.hook(payload))
     assert answers == [BLOCK, BLOCK, "", BLOCK]
+
+
+async def test_the_stop_that_lets_a_chat_agent_go_raises_one_stopped_notice(
+    tmp_path: Path,
+) -> None:
+    async with world(tmp_path, approvals=True) as w:
+        (w.state / "approvals.conf").write_text("MACHINE_LABEL=build-box\n", encoding="utf-8")
+        await waited(w)
+        payload = {"session_id": SESSION, "turn_id": "t-1", "stop_hook_active": True}
+        answers = [await w.hook_on(payload, "laptop.local") for _ in range(STOPS_TO_RELEASE)]
+        listed = await ApprovalsApi(w.api).listing()
+        answers.append(await w.hook_on(payload, "laptop.local"))
+        again = await ApprovalsApi(w.api).listing()
+        text = w.chat.read_text(encoding="utf-8")
+    assert answers == [BLOCK, BLOCK, "", ""]
+    assert [(n.kind, n.harness, n.machine_label) for n in listed.notices] == [
+        ("stopped", "codex", "build-box")
+    ]
+    assert len(again.notices) == 1  # one per session and kind: a repeat replaces it
+    assert text.count("bot (Codex on build-box) stopped and no longer listens") == 1
+
+
+async def test_two_stops_raise_no_notice_and_without_a_policy_the_host_names_the_machine(
+    tmp_path: Path,
+) -> None:
+    async with world(tmp_path, approvals=True) as w:
+        await waited(w)
+        payload = {"session_id": SESSION, "stop_hook_active": True}
+        first = [await w.hook_on(payload, "laptop.local") for _ in range(STOPS_TO_RELEASE - 1)]
+        before = await ApprovalsApi(w.api).listing()
+        await w.hook_on(payload, "laptop.local")
+        after = await ApprovalsApi(w.api).listing()
+    assert (first, before.notices) == ([BLOCK, BLOCK], ())
+    assert [(n.harness, n.machine_label) for n in after.notices] == [("claude-code", "laptop")]
 
 
 async def test_with_no_server_the_transcript_and_a_local_count_decide(tmp_path: Path) -> None:

@@ -161,6 +161,21 @@ def test_chat_and_the_browser_can_be_turned_off(home: Path, cwd: Path) -> None:
     assert not settings.chat_enabled
 
 
+@pytest.mark.parametrize(
+    ("toml", "enabled"),
+    [
+        (None, False),
+        ("", False),
+        ("[approvals]\nenabled = false\n", False),
+        ("[approvals]\nenabled = true\n", True),
+    ],
+)
+def test_agent_approvals_are_off_unless_quire_toml_turns_them_on(
+    home: Path, cwd: Path, toml: str | None, enabled: bool
+) -> None:
+    assert _load(home, cwd, toml=toml).approvals_enabled is enabled
+
+
 def test_an_ipv6_host_may_be_written_in_brackets(home: Path, cwd: Path) -> None:
     assert _load(home, cwd, flags={"host": "[::1]"}).host == "::1"
 

@@ -196,3 +196,27 @@ async def test_an_agent_in_a_chat_gets_one_neutral_line_there_never_the_command(
     assert "secret-token" not in text
     assert "deploy" not in text
     assert text.count("Builder (Claude Code on box)") == 1  # one line per 5 minutes
+
+
+async def test_an_agent_that_left_its_chat_gets_no_card_and_no_line_there(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
+    chat = settings.workspaces[0] / "Chats" / "build.md"
+    made = await client.post("/api/chats", headers=AUTH, json={"path": str(chat), "title": "B"})
+    assert made.status_code == 200, made.text
+    where = {"path": str(chat), "as": "Builder", "session": "s1"}
+    waited = await client.post(
+        "/api/chats/wait", headers=AUTH, json={**where, "after": 0, "timeoutMs": 1000}
+    )
+    assert waited.status_code == 200, waited.text
+    left = await client.post("/api/chats/leave", headers=AUTH, json=where)
+    assert left.status_code == 200, left.text
+    before = chat.read_text(encoding="utf-8")
+    approval = await ask(client)
+    notice = {"session_id": "s1", "harness": "claude-code", "machine_label": "box"}
+    await client.post("/api/notices", headers=AUTH, json={**notice, "kind": "idle"})
+    record = (await client.get(f"/api/approvals/{approval['approvalId']}", headers=AUTH)).json()
+    listed = (await client.get("/api/approvals", headers=AUTH)).json()
+    assert (record["agentName"], record.get("chatPath")) == ("Builder", None)
+    assert [card.get("chatPath") for card in listed["approvals"]] == [None]
+    assert chat.read_text(encoding="utf-8") == before

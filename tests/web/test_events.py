@@ -100,6 +100,47 @@ async def test_a_browser_signs_in_to_the_events_with_its_cookie(
         assert (await _frame(socket))["kind"] == "activity"
 
 
+async def test_an_approval_and_a_notice_reach_the_owners_socket_as_they_happen(
+    port: int, services: AppServices
+) -> None:
+    base = f"http://127.0.0.1:{port}"
+    asked = {
+        "harness": "claude-code",
+        "session_id": "s1",
+        "cwd": "/work",
+        "tool_name": "Bash",
+        "tool_input": {"command": "make"},
+        "machine_label": "box",
+    }
+    notice = {"session_id": "s1", "harness": "claude-code", "machine_label": "box"}
+    async with (
+        connect(_url(port), additional_headers=AUTH) as socket,
+        httpx.AsyncClient(base_url=base, headers=AUTH) as client,
+    ):
+        _subscribed(services)
+        made = await client.post("/api/approvals", json=asked)
+        assert made.status_code == 200, made.text
+        approval = await _frame(socket)
+        raised = await client.post("/api/notices", json={**notice, "kind": "idle"})
+        assert raised.json() == {"raised": True}
+        noticed = await _frame(socket)
+    assert approval == {
+        "kind": "approval",
+        "data": {"action": "new", "approval": _dig(approval, "data", "approval")},
+    }
+    assert _dig(approval, "data", "approval", "approvalId") == made.json()["approvalId"]
+    assert _dig(noticed, "kind") == "notice"
+    assert _dig(noticed, "data", "action") == "raised"
+    assert _dig(noticed, "data", "notice", "kind") == "idle"
+
+
+def _dig(frame: object, *keys: str) -> object:
+    for key in keys:
+        assert isinstance(frame, dict)
+        frame = frame[key]
+    return frame
+
+
 @pytest.mark.parametrize(
     "headers",
     [{}, {"Authorization": "Bearer wrong"}, {"Cookie": "quire_session=forged"}],

@@ -36,15 +36,21 @@ def server_env(tmp_path: Path) -> dict[str, str]:
 
 
 def start_hook(
-    server: Server, tool: str, tool_input: dict[str, Any], session: str
+    server: Server,
+    tool: str,
+    tool_input: dict[str, Any],
+    session: str,
+    suggestions: list[dict[str, Any]] | None = None,
 ) -> subprocess.Popen[bytes]:
-    asked = {
+    asked: dict[str, Any] = {
         "session_id": session,
         "cwd": str(server.workspace),
         "hook_event_name": "PermissionRequest",
         "tool_name": tool,
         "tool_input": tool_input,
     }
+    if suggestions is not None:
+        asked["permission_suggestions"] = suggestions
     process = subprocess.Popen(
         [str(QUIRE), "approval", "request", "--agent", "claude-code"],
         stdin=subprocess.PIPE,
@@ -107,7 +113,9 @@ def test_cards_in_the_list_and_the_chat_and_clicks_answer_the_waiting_hooks(
     expect(in_chat.get_by_test_id("approval-command")).to_have_text("echo \\u{202E}abc")
     in_chat.get_by_role("button", name="Allow", exact=True).click()
     assert printed(bidi) == PREFIX + '{"behavior":"allow"}}}'
-    expect(in_chat).to_have_count(0)
+    # The ended card stays in the chat, says how it ended, and has no buttons left.
+    expect(in_chat.locator(".approval-ended")).to_contain_text("Decided: allowed by you at")
+    expect(in_chat.get_by_role("button")).to_have_count(0)
     page.go_back()
 
     question = {
@@ -132,6 +140,11 @@ def test_cards_in_the_list_and_the_chat_and_clicks_answer_the_waiting_hooks(
         + "}}"
     )
     assert printed(asking) == expected
+    ended = dialog.locator(".approval-decided", has_text="Ship it?")
+    expect(ended.locator(".approval-answer")).to_have_text("Answered: Not yet")
+    expect(ended.locator(".approval-ended")).to_contain_text("Decided: answered by you at")
+    expect(ended.get_by_role("button")).to_have_count(0)
+    expect(ended.get_by_role("textbox")).to_have_count(0)
 
     denied = start_hook(server, "Bash", {"command": "git push --force"}, "s-3")
     pending = dialog.locator(".approval-pending")
@@ -158,3 +171,22 @@ def test_at_phone_width_the_card_keeps_its_buttons(open_page: Any, server: Serve
         printed(hook)
         == PREFIX + '{"behavior":"deny","message":"The person denied this in Quire."}}}'
     )
+
+
+def test_allow_for_this_session_hands_the_offered_rule_to_the_waiting_hook(
+    page: Page, server: Server
+) -> None:
+    rule = {
+        "type": "addRules",
+        "rules": [{"toolName": "Bash", "ruleContent": "npm test"}],
+        "behavior": "allow",
+        "destination": "session",
+    }
+    hook = start_hook(server, "Bash", {"command": "npm test"}, "s-session", [rule])
+    page.locator(".approvals-badge").click()
+    pending = page.locator(".approval-pending")
+    pending.get_by_role("button", name="Allow for this session (Bash(npm test))").click()
+    expected = {"behavior": "allow", "updatedPermissions": [rule]}
+    assert printed(hook) == PREFIX + json.dumps(expected, separators=(",", ":")) + "}}"
+    decided = page.locator(".approval-decided")
+    expect(decided.locator(".approval-ended")).to_contain_text("allowed for this session")

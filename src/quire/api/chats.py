@@ -10,6 +10,7 @@ from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
+from quire.api.approvals import HarnessName
 from quire.api.base import Answer, StrictBody, omitted_when_none
 
 
@@ -42,7 +43,13 @@ class ChatLeaveBody(StrictBody):
 
 
 class ChatStopBody(StrictBody):
+    """One stop attempt of an agent session; the harness and machine label name the agent in
+    the "stopped" notice raised when this stop lets it go (Claude Code, "unknown" when left
+    out)."""
+
     id: str
+    harness: HarnessName | None = None
+    machine_label: str | None = Field(default=None, max_length=63)
 
 
 class ChatPinBody(StrictBody):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -19,10 +20,13 @@ from pathlib import Path
 import anyio
 import click
 
+from quire.client.approval_hook import machine_label, read_policy
 from quire.client.chats import ChatApi
 from quire.client.connection import ServerLink
 from quire.client.stop_log import record_stop
 from quire.client.transcript import last_chat_command
+from quire.core.approvals.policy import Policy
+from quire.core.chat import STOPS_TO_RELEASE
 from quire.core.errors import QuireError
 from quire.core.state import state_folder
 
@@ -31,9 +35,6 @@ KEEPALIVE_ENV = "QUIRE_KEEPALIVE"
 
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 """The most of a Stop payload read from stdin; a longer one is ignored."""
-
-STOPS_TO_RELEASE = 3
-"""This many stops within two minutes (counted by the server) let the agent stop."""
 
 SERVER_SECONDS = 10.0
 """How long the hook gives the server in all before it decides from the transcript."""
@@ -46,6 +47,8 @@ class StopPayload:
     session_id: str | None
     transcript: Path | None
     stop_hook_active: bool
+    harness: str
+    """``codex`` when the payload carries Codex's ``turn_id``, else ``claude-code``."""
 
 
 def read_payload(data: bytes) -> StopPayload | None:
@@ -70,6 +73,7 @@ def read_payload(data: bytes) -> StopPayload | None:
         session_id=session.strip() if isinstance(session, str) and session.strip() else None,
         transcript=path if path is not None and path.is_absolute() else None,
         stop_hook_active=value.get("stop_hook_active") is True,
+        harness="codex" if "turn_id" in value else "claude-code",
     )
 
 
@@ -84,6 +88,7 @@ async def keepalive_answer(
     environ: Mapping[str, str],
     link: ServerLink,
     clock: Callable[[], int],
+    hostname: str = "",
 ) -> str | None:
     """What the hook prints for the Stop payload ``data`` (None: nothing, let it stop).
 
@@ -91,7 +96,9 @@ async def keepalive_answer(
     leave or a gone chat. The server's record of the session is asked first; without one,
     the transcript's last ``quire chat wait``/``leave`` decides. Each block counts as a stop
     (on the server for a session it knows, else in the state folder), and the third within
-    two minutes lets the agent stop. When no count can be kept (no session id, or a state
+    two minutes lets the agent stop (the server then raises its "stopped" notice, naming the
+    harness and this machine: the approvals policy's MACHINE_LABEL, else ``hostname``). When
+    no count can be kept (no session id, or a state
     folder that cannot be written), ``stop_hook_active`` (the agent is already continuing
     because of a Stop hook) lets it stop, so nothing can loop unbounded.
     """
@@ -112,25 +119,41 @@ async def keepalive_answer(
         command = found.command if found is not None and found.kind == "wait" else None
     if command is None:
         return None
-    stops = await _count_stop(payload.session_id, chats if known else None, link.state, clock)
+    stops = await _count_stop(payload, chats if known else None, link.state, clock, hostname)
     if stops is None:
         return None if payload.stop_hook_active else block(command)
     return None if stops >= STOPS_TO_RELEASE else block(command)
 
 
 async def _count_stop(
-    session_id: str | None, chats: ChatApi | None, state: Path, clock: Callable[[], int]
+    payload: StopPayload,
+    chats: ChatApi | None,
+    state: Path,
+    clock: Callable[[], int],
+    hostname: str,
 ) -> int | None:
     """Record this stop where it can be counted; the stops within two minutes, or None."""
+    session_id = payload.session_id
     if session_id is None:
         return None
     if chats is not None:
+        label = await anyio.to_thread.run_sync(_machine_label, state, hostname)
         with anyio.move_on_after(SERVER_SECONDS):
             try:
-                return await chats.record_stop(session_id)
+                return await chats.record_stop(
+                    session_id, harness=payload.harness, machine_label=label
+                )
             except QuireError:
                 pass
     return await anyio.to_thread.run_sync(record_stop, state, session_id, clock())
+
+
+def _machine_label(state: Path, hostname: str) -> str | None:
+    """The label the approvals cards show for this machine, or None when nothing names it."""
+    policy = read_policy(state) or Policy()
+    if not policy.machine_label and not hostname:
+        return None
+    return machine_label(policy, hostname)
 
 
 async def _chats(link: ServerLink) -> ChatApi | None:
@@ -174,7 +197,9 @@ def keepalive_command() -> None:
 
     async def main() -> str | None:
         try:
-            return await keepalive_answer(data, environ=environ, link=link, clock=_now_ms)
+            return await keepalive_answer(
+                data, environ=environ, link=link, clock=_now_ms, hostname=socket.gethostname()
+            )
         finally:
             await link.aclose()
 

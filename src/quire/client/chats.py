@@ -133,9 +133,15 @@ class ChatApi:
             SessionRecord, "GET", "/api/chats/session", params={"id": session_id}
         )
 
-    async def record_stop(self, session_id: str) -> int:
-        """Record one attempt of the session to stop; how many came within two minutes."""
-        found = await self._call(StopCount, "POST", "/api/chats/session/stop", {"id": session_id})
+    async def record_stop(
+        self, session_id: str, *, harness: str | None = None, machine_label: str | None = None
+    ) -> int:
+        """Record one attempt of the session to stop; how many came within two minutes. The
+        harness and machine label name the agent in the notice raised when it may stop."""
+        request = _without_none(
+            {"id": session_id, "harness": harness, "machine_label": machine_label}
+        )
+        found = await self._call(StopCount, "POST", "/api/chats/session/stop", request)
         return found.recent_stops
 
     async def pin(self, path: str, pinned: bool) -> bool:

@@ -21,6 +21,9 @@ MAX_LABEL_CHARS = 60
 """The most characters an author label keeps."""
 MAX_ROLE_CHARS = 300
 """The most characters an agent's role keeps."""
+STOPS_TO_RELEASE = 3
+"""The keepalive's stop rule: this many stops of an agent within two minutes let it stop (the
+server then raises its "stopped" notice)."""
 
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

@@ -69,12 +69,20 @@ async def live_notices(session: AsyncSession, user_id: str, now_ms: int) -> list
 
 
 async def remove_notices(
-    session: AsyncSession, user_id: str, session_id: str, kind: NoticeKind | None = None
+    session: AsyncSession,
+    user_id: str,
+    session_id: str,
+    kind: NoticeKind | None = None,
+    *,
+    keep: tuple[NoticeKind, ...] = (),
 ) -> list[StoredNotice]:
-    """Delete one session's notice of ``kind`` (every kind when None); returns those deleted."""
+    """Delete one session's notice of ``kind`` (every kind but those in ``keep`` when None);
+    returns those deleted."""
     where = (Notice.user_id == user_id) & (Notice.session_id == session_id)
     if kind is not None:
         where = where & (Notice.kind == kind)
+    if keep:
+        where = where & Notice.kind.not_in(keep)
     found = [_stored(row) for row in await session.scalars(select(Notice).where(where))]
     if found:
         await session.execute(delete(Notice).where(where))

@@ -149,6 +149,8 @@ async def open_services(
         lines = ChatLines(_chat_poster(chats) if settings.chat_enabled else None, clock=clock)
         approvals = Approvals(database, bus, clock=clock, lines=lines)
         notices = Notices(database, bus, approvals, clock=clock, lines=lines)
+        if settings.approvals_enabled:
+            chats.sessions.on_released(notices.agent_stopped)
         yield AppServices(
             settings=settings,
             database=database,

@@ -147,11 +147,11 @@ async def decide_approval(request: Request, approvals: Approvals, _: Notices) ->
 async def approvals_done(request: Request, approvals: Approvals, notices: Notices) -> Response:
     """An agent session went on in its terminal: its pending cards for the tool call (every
     pending card of the session without `tool_name`) close as answered there, and its notices
-    go away. Answers `{closed}`."""
+    go away ("stopped" only when a tool ran). Answers `{closed}`."""
     body = await read_body(request, ApprovalDoneBody)
     user = current_user(request)
     closed = await approvals.done(user, body.session_id, body.tool_name, body.tool_input)
-    await notices.dismiss(user, body.session_id)
+    await notices.carried_on(user, body.session_id, tool_ran=body.tool_name is not None)
     return answer(ApprovalsDone(closed=closed))
 
 

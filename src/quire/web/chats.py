@@ -32,7 +32,7 @@ from quire.api.chats import (
 )
 from quire.core.errors import InvalidArgument
 from quire.services.chat.chats import ChatService
-from quire.services.chat.sessions import session_record
+from quire.services.chat.sessions import Stopper, session_record
 from quire.web.answers import answer
 from quire.web.arguments import absolute_path, query_args, query_int, read_body
 from quire.web.context import current_user, services_of
@@ -168,9 +168,12 @@ async def chat_session(request: Request, chats: ChatService) -> Response:
 @_chat_route
 async def chat_session_stop(request: Request, chats: ChatService) -> Response:
     """Record one stop attempt of the session `id` now: `{recentStops}` counts those within
-    the last 2 minutes (0 for a session that never used a chat)."""
+    the last 2 minutes (0 for a session that never used a chat). The third lets the agent
+    stop; with approvals on it raises the session's "stopped" notice (named by the optional
+    `harness` and `machine_label`)."""
     body = await read_body(request, ChatStopBody)
-    count = await chats.sessions.record_stop(current_user(request), body.id)
+    stopper = Stopper(current_user(request), body.id, body.harness, body.machine_label)
+    count = await chats.sessions.record_stop(stopper)
     return answer(StopCount(recent_stops=count))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from quire.services.agents import hooks
+from quire.services.agents.approval_hooks import CHAT_COMMANDS, hook_config
 from quire.services.agents.hook_entries import merge
 from quire.services.agents.hooks import AUTO_OPEN, CLAUDE_KEEPALIVE, CODEX_KEEPALIVE
 from quire.services.agents.machine import Machine
@@ -308,3 +309,79 @@ def test_the_printed_json_holds_none_of_the_users_settings(machine: Machine) -> 
     printed = hooks.print_json(machine, chat=True)
     assert "DISABLE_TELEMETRY" not in printed
     assert "guard.sh" not in printed
+
+
+CHAT_RULES = [f"Bash(quire chat {command}:*)" for command in CHAT_COMMANDS]
+
+
+def test_the_approval_hooks_merge_the_chat_allow_list_as_hook_config_prints_it(
+    machine: Machine,
+) -> None:
+    _write(_settings(machine), REAL_SHAPED)
+    outcome = hooks.install(machine, chat=False, approvals=True)
+    assert outcome.ok and outcome.changed
+    assert (
+        "Added 5 chat command rule(s) to `permissions.allow` in ~/.claude/settings.json: an "
+        "agent runs `quire chat wait/read/post/status/leave` without asking."
+    ) in outcome.message.splitlines()
+    merged = _read(_settings(machine))
+    assert merged["permissions"] == {
+        "allow": ["Bash(npm run test:*)", *CHAT_RULES],
+        "deny": ["Read(./.env)"],
+    }
+    printed = json.loads(hook_config(machine, "claude-code"))
+    assert printed["permissions"] == {"allow": CHAT_RULES}
+    for event, groups in printed["hooks"].items():
+        assert all(group in merged["hooks"][event] for group in groups)
+    again = hooks.install(machine, chat=False, approvals=True)
+    assert not again.changed
+    assert _read(_settings(machine)) == merged
+
+
+def test_removing_the_approval_hooks_takes_out_exactly_the_rules_they_added(
+    machine: Machine,
+) -> None:
+    _write(_settings(machine), REAL_SHAPED)
+    hooks.install(machine, chat=False, approvals=True)
+    outcome = hooks.remove(machine, chat=False, approvals=True)
+    assert (
+        "Removed 5 chat command rule(s) from `permissions.allow` in ~/.claude/settings.json."
+        in outcome.message.splitlines()
+    )
+    assert _read(_settings(machine)) == REAL_SHAPED
+    hooks.install(machine, chat=False, approvals=True)
+    hooks.remove(machine, chat=False, approvals=True)
+    _settings(machine).unlink()
+    hooks.install(machine, chat=False, approvals=True)
+    hooks.remove(machine, chat=False, approvals=True)
+    assert _read(_settings(machine)) == {}
+
+
+def test_the_printed_approval_json_carries_the_allow_list(machine: Machine) -> None:
+    printed = hooks.print_json(machine, chat=False, approvals=True)
+    claude = json.loads(printed.split("\n# ~/.codex/hooks.json\n")[0].split("\n", 1)[1])
+    assert claude["permissions"] == {"allow": CHAT_RULES}
+    hooks.install(machine, chat=False, approvals=True)
+    assert _read(_settings(machine)) == claude
+
+
+def test_a_permissions_list_quire_cannot_read_is_left_untouched(machine: Machine) -> None:
+    _write(_settings(machine), {"permissions": {"allow": "Bash(*)"}})
+    outcome = hooks.install(machine, chat=False, approvals=True)
+    assert not outcome.ok
+    assert (
+        "~/.claude/settings.json cannot be changed: its `permissions.allow` is a string, not a "
+        "list. Quire leaves it untouched; fix it by hand, then run `quire connect hook` again."
+    ) in outcome.message.splitlines()
+    assert _read(_settings(machine)) == {"permissions": {"allow": "Bash(*)"}}
+
+
+def test_codex_without_hooks_enabled_is_told_how_for_the_approval_hooks_too(
+    machine: Machine,
+) -> None:
+    (machine.home / ".codex").mkdir()
+    outcome = hooks.install(machine, chat=False, approvals=True)
+    assert outcome.message.splitlines()[-1] == (
+        "Codex runs hooks only when ~/.codex/config.toml has `codex_hooks = true` under "
+        "`[features]`: add it, then start a new Codex session."
+    )

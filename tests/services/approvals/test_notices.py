@@ -9,6 +9,7 @@ from quire.api.events import Event, NoticeEvent
 from quire.db.engine import Database
 from quire.services.approvals.notices import NOTICE_LIFE_MS, Notices
 from quire.services.approvals.queue import Approvals
+from quire.services.chat.sessions import Stopper
 from tests.services.approvals.test_queue import Clock, RecordingBus
 
 pytestmark = pytest.mark.anyio
@@ -86,3 +87,29 @@ async def test_no_terminal_notice_while_a_card_of_the_session_asks(database: Dat
     assert [n.message for n in await notices.live(OWNER)] == [
         "is waiting for an answer in its terminal"
     ]
+
+
+async def test_a_stopped_notice_stays_through_the_stop_hooks_report_until_a_tool_runs(
+    database: Database,
+) -> None:
+    notices, _, _, _ = build(database)
+    await notices.agent_stopped(Stopper(OWNER, "s1", "codex", "box"))
+    await raise_one(notices, "idle")
+    assert await notices.carried_on(OWNER, "s1", tool_ran=False) == 1
+    assert [(n.kind, n.harness) for n in await notices.live(OWNER)] == [("stopped", "codex")]
+    assert await notices.carried_on(OWNER, "s1", tool_ran=True) == 1
+    assert await notices.live(OWNER) == []
+
+
+async def test_a_stopped_notice_from_an_older_hook_names_an_unknown_machine(
+    database: Database,
+) -> None:
+    notices, _, _, _ = build(database)
+    await notices.agent_stopped(Stopper(OWNER, "s1"))
+    [notice] = await notices.live(OWNER)
+    assert (notice.kind, notice.harness, notice.machine_label) == (
+        "stopped",
+        "claude-code",
+        "unknown",
+    )
+    assert notice.message == "stopped and no longer listens to the chat"

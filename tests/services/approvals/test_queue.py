@@ -159,6 +159,15 @@ async def test_a_request_expires_at_its_deadline_and_cannot_be_decided_then(
     assert actions(world) == ["new", "expired"]
 
 
+async def test_a_request_without_a_ttl_lives_10_minutes(world: World) -> None:
+    approval = await world.ask()
+    assert approval.deadline_ms - approval.created_at_ms == 10 * 60 * 1000
+    world.clock.now += 10 * 60 * 1000 - 1
+    assert (await world.approvals.get(OWNER, approval.id)).status == "pending"
+    world.clock.now += 1
+    assert (await world.approvals.get(OWNER, approval.id)).status == "expired"
+
+
 async def test_a_wait_that_runs_out_answers_pending(database: Database) -> None:
     clock = Clock()
 

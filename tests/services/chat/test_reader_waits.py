@@ -10,10 +10,12 @@ import anyio
 import pytest
 
 from quire.api.chats import Waited
+from quire.core.chat import STOPS_TO_RELEASE
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.core.views import OWNER
 from quire.db.engine import Database
 from quire.services.chat.reader_waits import REMINDER
+from quire.services.chat.sessions import Stopper
 from tests.support.chat_world import ChatWorld, open_chat_world
 
 pytestmark = pytest.mark.anyio
@@ -350,12 +352,32 @@ async def test_sessions_record_the_last_wait_command_and_leaving(cw: ChatWorld) 
     found = await cw.chats.sessions.lookup(OWNER, "s-9")
     assert found is not None
     assert (found.last_kind, found.wait_command, found.chat_path) == ("wait", command, str(path))
-    assert await cw.chats.sessions.record_stop(OWNER, "s-9") == 1
-    assert await cw.chats.sessions.record_stop(OWNER, "s-9") == 2
+    assert await cw.chats.sessions.record_stop(Stopper(OWNER, "s-9")) == 1
+    assert await cw.chats.sessions.record_stop(Stopper(OWNER, "s-9")) == 2
     cw.world.clock.advance(120_000)
-    assert await cw.chats.sessions.record_stop(OWNER, "s-9") == 1
-    assert await cw.chats.sessions.record_stop(OWNER, "never-seen") == 0
+    assert await cw.chats.sessions.record_stop(Stopper(OWNER, "s-9")) == 1
+    assert await cw.chats.sessions.record_stop(Stopper(OWNER, "never-seen")) == 0
     await cw.chats.leave(OWNER, path, "qa-1", session="s-9")
     left = await cw.chats.sessions.lookup(OWNER, "s-9")
     assert left is not None and left.last_kind == "leave"
     assert await cw.chats.sessions.lookup(OWNER, "never-seen") is None
+
+
+async def test_the_third_stop_within_two_minutes_releases_the_agent_and_says_so(
+    cw: ChatWorld,
+) -> None:
+    path = cw.write_chat(messages=0)
+    cw.world.sleep.hold = False
+    await cw.chats.wait(OWNER, path, "qa-1", timeout_ms=1000, session="s-9", command="w")
+    released: list[Stopper] = []
+
+    async def told(stopper: Stopper) -> None:
+        released.append(stopper)
+
+    cw.chats.sessions.on_released(told)
+    stopper = Stopper(OWNER, "s-9", "codex", "build-box")
+    counts = [await cw.chats.sessions.record_stop(stopper) for _ in range(STOPS_TO_RELEASE)]
+    assert counts == [1, 2, 3]
+    assert released == [stopper]
+    await cw.chats.sessions.record_stop(Stopper(OWNER, "never-seen"))
+    assert released == [stopper]

@@ -2,7 +2,7 @@
 // \u{…} escapes by the server), the agent's own description labelled as the agent's, a write's
 // first lines (the rest one tap away), an edit's old and new text, other input as JSON, or the
 // agent's questions; then Allow, Deny, Deny with reason and Allow for this session. An ended
-// card says how it ended and has no buttons.
+// card says how it ended (who decided what and when) and has no buttons, option or Other box.
 
 import { useState } from "preact/hooks";
 import { askedBy, decide, type ApprovalCard } from "./approvalsState";
@@ -63,7 +63,26 @@ function Body({ card }: { card: ApprovalCard }) {
   }
 }
 
-function Questions({ card, active }: { card: ApprovalCard; active: boolean }) {
+/** An ended question card: each question and, when the person answered it here, the answer;
+ * no buttons and no Other box. */
+function EndedQuestions({ card }: { card: ApprovalCard }) {
+  const given = card.decision?.updatedInput?.answers as Record<string, unknown> | undefined;
+  return (
+    <div class="approval-questions">
+      {card.card.questions.map((question, q) => {
+        const answer = given?.[question.question];
+        return (
+          <div class="approval-question approval-question-ended" key={q}>
+            <p class="approval-question-text">{question.header ? `${question.header}: ` : ""}{question.question}</p>
+            {typeof answer === "string" ? <p class="approval-answer">Answered: {answer}</p> : null}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function Questions({ card }: { card: ApprovalCard }) {
   const questions = card.card.questions;
   const [picks, setPicks] = useState<number[][]>(questions.map(() => []));
   const [other, setOther] = useState<string[]>(questions.map(() => ""));
@@ -81,7 +100,7 @@ function Questions({ card, active }: { card: ApprovalCard; active: boolean }) {
   return (
     <div class="approval-questions">
       {questions.map((question, q) => (
-        <fieldset class="approval-question" key={q} disabled={!active}>
+        <fieldset class="approval-question" key={q}>
           <legend>{question.header ? `${question.header}: ` : ""}{question.question}</legend>
           {question.options.map((option, o) =>
             question.multiple ? (
@@ -105,11 +124,9 @@ function Questions({ card, active }: { card: ApprovalCard; active: boolean }) {
           />
         </fieldset>
       ))}
-      {active ? (
-        <button class="button button-primary" onClick={() => void decide(card, "allow", { answers: picks, other })}>
-          Send
-        </button>
-      ) : null}
+      <button class="button button-primary" onClick={() => void decide(card, "allow", { answers: picks, other })}>
+        Send
+      </button>
     </div>
   );
 }
@@ -150,8 +167,25 @@ function Buttons({ card }: { card: ApprovalCard }) {
   );
 }
 
+/** How an ended card ended: "Decided: allowed by you at 10:42:07", "Expired: …". */
+export function endedText(card: ApprovalCard): string {
+  const how = ENDED[card.status] ?? card.status;
+  const decision = card.decision;
+  if (card.status !== "decided" || !decision) return how;
+  const what =
+    decision.behavior === "deny"
+      ? "denied"
+      : decision.updatedPermissions?.length
+        ? "allowed for this session"
+        : card.card.kind === "question"
+          ? "answered"
+          : "allowed";
+  return `${how}: ${what} by you at ${when(card.decidedAt ?? 0)}`;
+}
+
 export function ApprovalCardView({ card }: { card: ApprovalCard }) {
   const active = card.status === "pending";
+  const question = card.card.kind === "question";
   return (
     <article class={`approval-card approval-${card.status}`} data-approval-id={card.approvalId}>
       <header class="approval-head">
@@ -159,17 +193,9 @@ export function ApprovalCardView({ card }: { card: ApprovalCard }) {
         {card.card.hidden ? <span class="pill approval-hidden" title="Hidden characters are shown as \u{…} escapes">hidden characters</span> : null}
       </header>
       <Body card={card} />
-      {card.card.kind === "question" ? <Questions card={card} active={active} /> : null}
-      {active ? (
-        <Buttons card={card} />
-      ) : (
-        <p class="approval-ended">
-          {ENDED[card.status] ?? card.status}
-          {card.status === "decided" && card.decision
-            ? `: ${card.decision.behavior === "allow" ? "allowed" : "denied"} by you at ${when(card.decidedAt ?? 0)}`
-            : ""}
-        </p>
-      )}
+      {question && active ? <Questions card={card} /> : null}
+      {question && !active ? <EndedQuestions card={card} /> : null}
+      {active ? <Buttons card={card} /> : <p class="approval-ended" role="status">{endedText(card)}</p>}
     </article>
   );
 }

@@ -43,9 +43,10 @@ export function ApprovalsList() {
 }
 
 /** The cards of the agents in the chat at ``path`` (their last `quire chat wait`), shown in
- * the chat itself under the agent's chat name; the chat note holds none of it. */
+ * the chat itself under the agent's chat name: waiting ones with their buttons, recently
+ * ended ones saying how they ended. The chat note holds none of it. */
 export function ChatApprovals({ path }: { path: string }) {
-  const mine = approvals.value.filter((card) => card.chatPath === path && card.status === "pending");
+  const mine = approvals.value.filter((card) => card.chatPath === path);
   if (mine.length === 0) return null;
   return (
     <div class="chat-approvals" aria-label="Waiting for your approval">

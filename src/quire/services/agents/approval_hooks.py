@@ -9,11 +9,11 @@ Specs and text only: merging them into settings files is ``hooks.py``'s.
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import Final
 
 from quire.core.approvals.hook_input import Harness
 from quire.core.approvals.policy import MAX_WAIT_S
-from quire.services.agents.hook_entries import HookSpec
+from quire.services.agents.hook_entries import HookSpec, settings_block
 from quire.services.agents.machine import Machine
 
 REQUEST_TIMEOUT_S: Final = MAX_WAIT_S[1] + 60
@@ -37,17 +37,15 @@ def approval_specs(harness: Harness) -> tuple[HookSpec, ...]:
     return tuple(specs)
 
 
-def chat_allow_list() -> list[str]:
-    """Claude Code permission rules for the chat commands an agent runs, one rule each."""
-    return [f"Bash(quire chat {command}:*)" for command in CHAT_COMMANDS]
+def chat_allow_list(harness: Harness = "claude-code") -> tuple[str, ...]:
+    """Claude Code permission rules for the chat commands an agent runs, one rule each (none
+    for Codex, whose settings have no such list)."""
+    if harness != "claude-code":
+        return ()
+    return tuple(f"Bash(quire chat {command}:*)" for command in CHAT_COMMANDS)
 
 
 def hook_config(machine: Machine, harness: Harness) -> str:
     """The settings block to merge (or pass with ``claude --settings``), as JSON."""
-    hooks: dict[str, list[dict[str, Any]]] = {}
-    for spec in approval_specs(harness):
-        hooks.setdefault(spec.event, []).append(spec.group(machine))
-    block: dict[str, Any] = {"hooks": hooks}
-    if harness == "claude-code":
-        block["permissions"] = {"allow": chat_allow_list()}
+    block = settings_block(machine, approval_specs(harness), chat_allow_list(harness))
     return json.dumps(block, indent=2)

@@ -117,6 +117,20 @@ def describe(settings: dict[str, Any], spec: HookSpec, machine: Machine) -> Merg
     return Merged("added", settings)
 
 
+def settings_block(
+    machine: Machine, specs: tuple[HookSpec, ...], allow: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The settings object to merge by hand: the ``specs`` hooks and, when given, the
+    ``permissions.allow`` rules."""
+    hooks: dict[str, list[dict[str, Any]]] = {}
+    for spec in specs:
+        hooks.setdefault(spec.event, []).append(spec.group(machine))
+    block: dict[str, Any] = {"hooks": hooks}
+    if allow:
+        block["permissions"] = {"allow": list(allow)}
+    return block
+
+
 def merge(settings: dict[str, Any], spec: HookSpec, machine: Machine) -> Merged:
     """``settings`` with this Quire's ``spec`` hook, idempotently.
 

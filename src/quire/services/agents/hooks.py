@@ -1,6 +1,7 @@
 """Quire's agent hooks in their settings files: the auto-open PostToolUse hook in Claude
-Code's ``~/.claude/settings.json``, and (for chats) the keep-alive Stop hook there and in
-Codex's ``~/.codex/hooks.json``: status, install, remove and the JSON to add by hand.
+Code's ``~/.claude/settings.json``, (for chats) the keep-alive Stop hook there and in Codex's
+``~/.codex/hooks.json``, and (for approvals) the approval hooks in both with Claude Code's
+allow list for the chat commands: status, install, remove and the JSON to add by hand.
 
 Leaves a file it cannot parse, or whose ``hooks`` has the wrong shape, untouched with the
 reason; writes a file only when its content changes.
@@ -12,13 +13,12 @@ import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from quire.api.agents import HookStatus
-from quire.services.agents import hook_entries
-from quire.services.agents.approval_hooks import approval_specs
+from quire.services.agents import allow_rules, hook_entries
+from quire.services.agents.approval_hooks import approval_specs, chat_allow_list
 from quire.services.agents.detection import has_program_or_folder
-from quire.services.agents.hook_entries import HookSpec, ShapeError
+from quire.services.agents.hook_entries import HookSpec, ShapeError, settings_block
 from quire.services.agents.jsonfile import read_json_object, write_json_object
 from quire.services.agents.machine import Machine
 from quire.services.agents.results import Outcome
@@ -53,6 +53,8 @@ class _Target:
     agent: str
     path: Path
     specs: tuple[HookSpec, ...]
+    allow: tuple[str, ...] = ()
+    """Rules Quire adds to ``permissions.allow`` (Claude Code, with the approval hooks)."""
 
 
 def claude_settings(machine: Machine) -> Path:
@@ -75,8 +77,8 @@ def print_json(machine: Machine, *, chat: bool, approvals: bool = False) -> str:
     Codex's too, each under a ``# <file>`` line. Without them it is exactly one JSON object."""
     targets = _targets(machine, chat=chat, approvals=approvals, lines=None)
     if len(targets) == 1:
-        return _fragment(machine, targets[0].specs)
-    claude, codex = (_fragment(machine, target.specs) for target in targets)
+        return _fragment(machine, targets[0])
+    claude, codex = (_fragment(machine, target) for target in targets)
     return f"# ~/.claude/settings.json\n{claude}\n# ~/.codex/hooks.json\n{codex}"
 
 
@@ -108,7 +110,7 @@ def install(machine: Machine, *, chat: bool, approvals: bool = False) -> Outcome
         lines.append(result.message)
     if changed:
         lines.append(_RESTART)
-    if chat and codex_detected(machine) and not _codex_hooks_enabled(machine):
+    if (chat or approvals) and codex_detected(machine) and not _codex_hooks_enabled(machine):
         lines.append(
             "Codex runs hooks only when ~/.codex/config.toml has `codex_hooks = true` under "
             "`[features]`: add it, then start a new Codex session."
@@ -137,7 +139,8 @@ def _targets(
     if approvals:
         claude += approval_specs("claude-code")
         codex += approval_specs("codex")
-    targets = [_Target("Claude Code", claude_settings(machine), claude)]
+    allow = chat_allow_list("claude-code") if approvals else ()
+    targets = [_Target("Claude Code", claude_settings(machine), claude, allow)]
     if codex and (lines is None or codex_detected(machine)):
         targets.append(_Target("Codex", codex_hooks(machine), codex))
     elif codex and lines is not None:
@@ -163,6 +166,14 @@ def _install_file(machine: Machine, target: _Target) -> Outcome:
             data = merged.settings
             ok = ok and merged.result != "other"
             lines.append(_merged_line(merged, spec, shown, target.agent, machine))
+        if target.allow:
+            data, added = allow_rules.merge_allow(data, target.allow)
+            lines.append(
+                f"Added {added} chat command rule(s) to `permissions.allow` in {shown}: an "
+                "agent runs `quire chat wait/read/post/status/leave` without asking."
+                if added
+                else f"The chat command rules in {shown} are already allowed; nothing changed."
+            )
     except ShapeError as problem:
         return Outcome(False, _untouched(shown, str(problem)))
     if data == file.data:
@@ -188,6 +199,13 @@ def _remove_file(machine: Machine, target: _Target) -> Outcome:
                 f"Removed the {name} from {shown}."
                 if count
                 else f"There was no Quire {name} in {shown}; nothing to remove."
+            )
+        if target.allow:
+            data, count = allow_rules.remove_allow(data, target.allow)
+            lines.append(
+                f"Removed {count} chat command rule(s) from `permissions.allow` in {shown}."
+                if count
+                else f"There were no Quire chat command rules in {shown}; nothing to remove."
             )
     except ShapeError as problem:
         return Outcome(False, _untouched(shown, str(problem)))
@@ -254,11 +272,8 @@ def _describe(machine: Machine, path: Path, spec: HookSpec) -> tuple[bool, str]:
             return False, f"The {name} is not installed in {shown}: run `quire connect hook{flag}`."
 
 
-def _fragment(machine: Machine, specs: tuple[HookSpec, ...]) -> str:
-    hooks: dict[str, Any] = {}
-    for spec in specs:
-        hooks.setdefault(spec.event, []).append(spec.group(machine))
-    return json.dumps({"hooks": hooks}, indent=2)
+def _fragment(machine: Machine, target: _Target) -> str:
+    return json.dumps(settings_block(machine, target.specs, target.allow), indent=2)
 
 
 def _untouched(shown: str, problem: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from quire.core.errors import QuireError
+from quire.db.chats import StoredSession
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +27,12 @@ Post = Callable[[str, str, str], Awaitable[object]]
 def asker(agent: str, harness: str, machine_label: str) -> str:
     """``Builder (Claude Code on build-box)``."""
     return f"{agent} ({HARNESS_NAMES.get(harness, harness)} on {machine_label})"
+
+
+def in_chat(session: StoredSession | None) -> bool:
+    """Whether the agent session is in its chat: it used one and its last chat command was
+    not ``quire chat leave`` (an agent that left gets no card and no line there)."""
+    return session is not None and session.last_kind != "leave"
 
 
 class ChatLines:

@@ -29,7 +29,7 @@ from quire.db import approvals as store
 from quire.db import chats as chat_store
 from quire.db.approvals import ApprovalStatus, StoredApproval
 from quire.db.chats import StoredSession
-from quire.services.approvals.chat_lines import ChatLines, asker
+from quire.services.approvals.chat_lines import ChatLines, asker, in_chat
 from quire.services.approvals.records import approval_record, decision_of, decision_value
 from quire.services.approvals.waiters import Waiters
 from quire.services.reviews.timer import Sleep, wait_or_sleep
@@ -325,9 +325,12 @@ class Approvals:
 
 
 def _with_chat(approval: StoredApproval, chat: StoredSession | None) -> ApprovalRecord:
+    """The record, under the agent's chat name when it used a chat, and placed in that chat
+    only while the agent is still in it."""
     if chat is None:
         return approval_record(approval)
-    return approval_record(approval, agent_name=chat.reader, chat_path=chat.chat_path)
+    path = chat.chat_path if in_chat(chat) else None
+    return approval_record(approval, agent_name=chat.reader, chat_path=path)
 
 
 def _check_fields(

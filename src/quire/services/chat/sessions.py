@@ -7,9 +7,11 @@ agent may stop is the hook's business, and the chat itself is the chat service's
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from quire.api.chats import SessionRecord
+from quire.core.chat import STOPS_TO_RELEASE
 from quire.core.errors import InvalidArgument
 from quire.db import chats as store
 from quire.db.chats import SessionKind, StoredSession
@@ -22,12 +24,32 @@ MAX_COMMAND_CHARS = 8192
 _SESSION = re.compile(r"[\x21-\x7e]+")
 
 
+@dataclass(frozen=True)
+class Stopper:
+    """Who made a stop attempt, as the keepalive hook names it (None: not said)."""
+
+    user: str
+    session_id: str
+    harness: str | None = None
+    machine_label: str | None = None
+
+
+Released = Callable[[Stopper], Awaitable[object]]
+"""Told of each stop the keepalive's rule lets through (the third within two minutes)."""
+
+
 class ChatSessions:
     """The agent sessions of one server's chats."""
 
     def __init__(self, db: Database, clock: Callable[[], int]) -> None:
         self._db = db
         self._clock = clock
+        self._released: list[Released] = []
+
+    def on_released(self, callback: Released) -> None:
+        """Call ``callback`` for every stop that lets an agent stop (``STOPS_TO_RELEASE``
+        within two minutes): it no longer listens to its chat."""
+        self._released.append(callback)
 
     async def record(
         self,
@@ -70,12 +92,18 @@ class ChatSessions:
         async with self._db.session() as db:
             return await store.get_session(db, user, session_id)
 
-    async def record_stop(self, user: str, session_id: str) -> int:
+    async def record_stop(self, stopper: Stopper) -> int:
         """Note a stop attempt of the session now; how many it made within 2 minutes (0 for
-        a session that never used a chat, which is not recorded)."""
-        check_session(session_id, argument="id")
+        a session that never used a chat, which is not recorded). From the third on, the
+        keepalive lets the agent stop, and the ``on_released`` callbacks are told."""
+        check_session(stopper.session_id, argument="id")
         async with self._db.session() as db, db.begin():
-            count = await store.record_stop(db, user, session_id, self._clock(), STOP_WINDOW_MS)
+            count = await store.record_stop(
+                db, stopper.user, stopper.session_id, self._clock(), STOP_WINDOW_MS
+            )
+        if count is not None and count >= STOPS_TO_RELEASE:
+            for callback in self._released:
+                await callback(stopper)
         return count or 0
 
 
