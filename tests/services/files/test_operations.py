@@ -86,6 +86,27 @@ async def test_deleting_an_open_document_closes_its_tab_and_trash_restores_it(
     assert (await files.trash_list()).items == ()
 
 
+async def test_the_windows_whose_tabs_a_folder_delete_closed_are_told_what_and_why(
+    world: World,
+) -> None:
+    files = files_of(world)
+    first, second = world.write("d/a.md"), world.write("d/b.md")
+    await world.windows.open(OWNER, first)
+    await world.windows.open(OWNER, second)
+    world.write("elsewhere.md")
+    deleted = await files.delete(OWNER, world.workspace / "d")
+    assert deleted.tabs_closed == 2
+    assert world.bus.of_kind("deleted") == [
+        {
+            "path": str(world.workspace / "d"),
+            "trashId": deleted.trash_id,
+            "paths": [str(first), str(second)],
+        }
+    ]
+    await files.delete(OWNER, world.workspace / "elsewhere.md")
+    assert len(world.bus.of_kind("deleted")) == 1  # no tab showed it: nothing to say
+
+
 async def test_a_restore_never_replaces_a_file_made_meanwhile(world: World) -> None:
     files = files_of(world)
     path = world.write("n.md", "old")

@@ -4,8 +4,8 @@ Runs the operation of ``quire.vault.files`` / ``quire.vault.trash`` off the even
 rules are theirs), then keeps the open documents right: a renamed or moved document keeps its
 live buffer, editors and unsaved edits, every window's tab shows its new path, and its chat
 state (waits, read positions, pins, sessions) and reviews follow it; a deleted one closes its
-tabs everywhere and a deleted chat ends its waits as chat deletion does. Publishes a ``tree``
-event for each change it makes.
+tabs everywhere (each window is told why) and a deleted chat ends its waits as chat deletion
+does. Publishes a ``tree`` event for each change it makes.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import anyio
 
-from quire.api.events import TreeEvent
+from quire.api.events import DeletedData, DeletedEvent, TreeEvent
 from quire.api.files import (
     Appended,
     Copied,
@@ -177,10 +177,19 @@ class FileService:
         if self._chats is not None:
             await self._chats.deleted(user, entry.original)
         closed = await self._windows.close_deleted(entry.original)
+        for owner, paths in closed.items():
+            data = DeletedData(
+                path=str(entry.original), trash_id=entry.entry_id, paths=tuple(sorted(paths))
+            )
+            self._bus.publish(owner, DeletedEvent(data=data))
         self._tree(user, entry.original, "deleted", is_folder=entry.is_folder)
         if self._history is not None:
             self._history.deleted(entry.original, user, is_folder=entry.is_folder)
-        return Deleted(path=str(entry.original), trash_id=entry.entry_id, tabs_closed=closed)
+        return Deleted(
+            path=str(entry.original),
+            trash_id=entry.entry_id,
+            tabs_closed=sum(len(paths) for paths in closed.values()),
+        )
 
     async def trash_list(self) -> TrashList:
         """Every workspace's trash, newest first (entries past 30 days are removed first)."""
