@@ -271,6 +271,68 @@ async def test_the_adversarial_table_is_refused_and_changes_nothing(world: World
     assert _snapshot(ws.parent) == before
 
 
+def _more(ws: Path) -> list[tuple[str, str, str, type[QuireError]]]:
+    """Upload, download, append, template and restore (with a destination): (operation,
+    path, second path, error)."""
+    return [
+        ("upload", "../outside/p.png", "", PathRefused),
+        ("upload", "linkout/p.png", "", PathRefused),
+        ("upload", ".hidden.png", "", InvalidArgument),
+        ("upload", "b.md", "", NameTaken),
+        ("upload", "p\x00.png", "", InvalidArgument),
+        ("upload", "bad\udcff.png", "", InvalidArgument),
+        ("upload", ".quire/trash/p.png", "", PathRefused),
+        ("download", "../outside/x.md", "", PathRefused),
+        ("download", "linkout/x.md", "", PathRefused),
+        ("download", ".env", "", PathRefused),
+        ("download", "missing.md", "", FileMissing),
+        ("append", "../outside/x.md", "", PathRefused),
+        ("append", "linkout/x.md", "", PathRefused),
+        ("append", ".env", "", PathRefused),
+        ("append", "missing.md", "", FileMissing),
+        ("template", "n.md", "../outside/x.md", PathRefused),
+        ("template", "n.md", "linkout/x.md", PathRefused),
+        ("template", "n.md", ".env", PathRefused),
+        ("restore", "../outside/r.md", "", PathRefused),
+        ("restore", "linkout/r.md", "", PathRefused),
+        ("restore", ".r.md", "", InvalidArgument),
+        ("restore", "b.md", "", NameTaken),
+        ("restore", "r\x00.md", "", InvalidArgument),
+    ]
+
+
+@pytest.mark.parametrize("row", range(23))
+async def test_the_other_operations_refuse_the_adversarial_names_and_change_nothing(
+    world: World, row: int
+) -> None:
+    files = files_of(world)
+    ws = world.workspace
+    world.write("b.md", "B")
+    (ws / ".env").write_text("SECRET", encoding="utf-8")
+    outside = ws.parent / "outside"
+    (outside / "x.md").write_text("X", encoding="utf-8")
+    (ws / "linkout").symlink_to(outside)
+    trashed = await files.delete(OWNER, world.write("r.md", "R"))
+    table = _more(ws)
+    assert len(table) == 23
+    operation, first, second, error = table[row]
+    before = _snapshot(ws.parent)
+    path = _place(ws, first)
+    with pytest.raises(error):
+        match operation:
+            case "upload":
+                await files.upload(OWNER, path, [b"data"])
+            case "download":
+                await files.download(path)
+            case "append":
+                await files.append(OWNER, path, "more")
+            case "template":
+                await files.create_note(OWNER, path, template=_place(ws, second))
+            case _:
+                await files.restore(OWNER, trashed.trash_id, to=path)
+    assert _snapshot(ws.parent) == before
+
+
 async def test_a_case_only_rename_works(world: World) -> None:
     files = files_of(world)
     path = world.write("note.md", "n")
