@@ -168,17 +168,68 @@ async def test_pins_are_set_twice_without_error_and_removed(database: Database) 
         assert await store.pinned_paths(session, "nobody") == set()
 
 
-async def test_forgetting_a_chat_drops_its_positions_and_pin_only(database: Database) -> None:
+async def test_forgetting_a_chat_drops_every_users_positions_and_pins_there_only(
+    database: Database,
+) -> None:
     async with database.session() as session, session.begin():
         await store.set_cursor(session, "owner", CHAT, "bob", 4, 1)
+        await store.set_cursor(session, "ann", CHAT, "bob", 5, 1)
         await store.set_cursor(session, "owner", OTHER, "bob", 2, 1)
         await store.set_pin(session, "owner", CHAT, True, 1)
     async with database.session() as session, session.begin():
-        await store.forget_chat(session, "owner", CHAT)
+        await store.forget_chats(session, CHAT)
     async with database.session() as session:
         assert await store.get_cursor(session, "owner", CHAT, "bob") is None
+        assert await store.get_cursor(session, "ann", CHAT, "bob") is None
         assert await store.get_cursor(session, "owner", OTHER, "bob") == 2
         assert await store.pinned_paths(session, "owner") == set()
+
+
+async def test_forgetting_a_folder_drops_the_chats_below_it_not_its_namesakes(
+    database: Database,
+) -> None:
+    async with database.session() as session, session.begin():
+        await store.set_cursor(session, "owner", CHAT, "bob", 4, 1)
+        await store.set_cursor(session, "owner", "/notes/Chats2/x.md", "bob", 2, 1)
+    async with database.session() as session, session.begin():
+        await store.forget_chats(session, "/notes/Chats")
+    async with database.session() as session:
+        assert await store.get_cursor(session, "owner", CHAT, "bob") is None
+        assert await store.get_cursor(session, "owner", "/notes/Chats2/x.md", "bob") == 2
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "moved_chat"),
+    [
+        (CHAT, "/notes/Done/Team 2.md", "/notes/Done/Team 2.md"),
+        ("/notes/Chats", "/notes/Archive/Chats", "/notes/Archive/Chats/team.md"),
+        ("/notes/Chats", "/notes/日本 📝", "/notes/日本 📝/team.md"),
+    ],
+    ids=["the chat", "its folder", "to a unicode folder"],
+)
+async def test_a_moved_chat_keeps_every_users_positions_pins_and_sessions(
+    database: Database, source: str, target: str, moved_chat: str
+) -> None:
+    async with database.session() as session, session.begin():
+        await store.set_cursor(session, "owner", CHAT, "bob", 4, 1)
+        await store.set_cursor(session, "ann", CHAT, "bob", 6, 1)
+        await store.set_cursor(session, "owner", "/notes/Chats2/x.md", "bob", 2, 1)
+        await store.set_cursor(session, "owner", moved_chat, "bob", 99, 1)  # a stale row
+        await store.set_pin(session, "owner", CHAT, True, 1)
+        await store.record_session(
+            session, session_id="s-1", user_id="owner", chat_path=CHAT, reader="bob",
+            kind="wait", wait_command="w", now_ms=1,
+        )  # fmt: skip
+    async with database.session() as session, session.begin():
+        await store.move_chats(session, source, target)
+    async with database.session() as session:
+        assert await store.get_cursor(session, "owner", moved_chat, "bob") == 4
+        assert await store.get_cursor(session, "ann", moved_chat, "bob") == 6
+        assert await store.get_cursor(session, "owner", CHAT, "bob") is None
+        assert await store.get_cursor(session, "owner", "/notes/Chats2/x.md", "bob") == 2
+        assert await store.pinned_paths(session, "owner") == {moved_chat}
+        stored = await store.get_session(session, "owner", "s-1")
+        assert stored is not None and stored.chat_path == moved_chat
 
 
 @pytest.mark.parametrize("path", ["/notes/ünïcødé 📝/chat.md", "/a/" + "x" * 3000 + ".md"])

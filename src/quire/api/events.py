@@ -171,6 +171,22 @@ class TreeEvent(Answer):
     data: TreeData
 
 
+class DeletedData(Answer):
+    """A file or folder was moved to the trash, closing this user's tabs of ``paths`` (the
+    file, or the files below the folder); ``trash_id`` restores it."""
+
+    path: str
+    trash_id: str
+    paths: tuple[str, ...]
+
+
+class DeletedEvent(Answer):
+    """Tells every window of a user whose tabs a delete closed, so each can say why."""
+
+    kind: Literal["deleted"] = "deleted"
+    data: DeletedData
+
+
 class ApprovalData(Answer):
     """An approval request was queued (``new``) or ended (its status now)."""
 
@@ -208,6 +224,7 @@ Event: TypeAlias = Annotated[
     | ChatPresenceEvent
     | ExportEvent
     | TreeEvent
+    | DeletedEvent
     | ApprovalEvent
     | NoticeEvent,
     Field(discriminator="kind"),

@@ -68,3 +68,18 @@ def require_absolute(path: Path, name: str) -> None:
     """Refuse a relative path with ValueError: callers expand user input first (expand_path)."""
     if not isinstance(path, Path) or not path.is_absolute():
         raise ValueError(f"{name} must be an absolute Path, got {path!r}")
+
+
+def moved_path(path: Path, source: Path, target: Path) -> Path | None:
+    """Where ``path`` is after ``source`` (a file, or a folder and what is inside) was renamed
+    or moved to ``target``; None when ``path`` is neither ``source`` nor below it."""
+    if not path.is_relative_to(source):
+        return None
+    return target / path.relative_to(source)
+
+
+def moved_key(key: str, source: Path, target: Path) -> str:
+    """The path-as-text ``key`` after the move of ``source`` to ``target`` (see moved_path);
+    ``key`` itself when the move does not touch it."""
+    moved = moved_path(Path(key), source, target)
+    return key if moved is None else str(moved)

@@ -16,6 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.db.models import ChatCursor, ChatPin, ChatSession
+from quire.db.paths import at_or_below, moved_below
 
 SessionKind = Literal["wait", "post", "read", "leave"]
 STOPS_KEPT = 20
@@ -155,8 +156,9 @@ async def record_stop(
 async def leave_chat_sessions(
     session: AsyncSession, user_id: str, chat_path: str, now_ms: int, reader: str | None = None
 ) -> None:
-    """Mark the sessions last seen in the chat (only ``reader``'s, when given) as having left."""
-    where = [ChatSession.user_id == user_id, ChatSession.chat_path == chat_path]
+    """Mark the sessions last seen in the chat, or in a chat below the folder ``chat_path``
+    (only ``reader``'s, when given), as having left."""
+    where = [ChatSession.user_id == user_id, at_or_below(ChatSession.chat_path, chat_path)]
     if reader is not None:
         where.append(ChatSession.reader == reader)
     await session.execute(
@@ -188,15 +190,26 @@ async def pinned_paths(session: AsyncSession, user_id: str) -> set[str]:
     return set(rows)
 
 
-async def forget_chat(session: AsyncSession, user_id: str, chat_path: str) -> None:
-    """Drop the read positions and the pin of a deleted chat, so a new chat at the same path
-    starts fresh."""
-    await session.execute(
-        delete(ChatCursor).where(ChatCursor.user_id == user_id, ChatCursor.chat_path == chat_path)
-    )
-    await session.execute(
-        delete(ChatPin).where(ChatPin.user_id == user_id, ChatPin.chat_path == chat_path)
-    )
+async def forget_chats(session: AsyncSession, chat_path: str) -> None:
+    """Drop every user's read positions and pin of the deleted chat ``chat_path`` (or of the
+    chats below the deleted folder ``chat_path``), so a new chat there starts fresh."""
+    for model in (ChatCursor, ChatPin):
+        await session.execute(delete(model).where(at_or_below(model.chat_path, chat_path)))
+
+
+async def move_chats(session: AsyncSession, source: str, target: str) -> None:
+    """The chat ``source`` (or the chats below the folder ``source``) is now at ``target``:
+    every user's read positions, pins and agent sessions follow it. Rows a chat deleted
+    outside Quire left at the new paths are dropped first (they belong to no chat)."""
+    await forget_chats(session, target)
+    for model in (ChatCursor, ChatPin, ChatSession):
+        column = model.chat_path
+        await session.execute(
+            update(model)
+            .where(at_or_below(column, source))
+            .values(chat_path=moved_below(column, source, target))
+            .execution_options(synchronize_session=False)
+        )
 
 
 async def _upsert(

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.core.views import Decision, ReviewStatus, Verdict
 from quire.db.models import Review
+from quire.db.paths import at_or_below, moved_below
 
 _DELETE_CHUNK = 500
 _REVIEWS = Review.metadata.tables[Review.__tablename__]
@@ -120,6 +121,17 @@ async def latest_for_path(session: AsyncSession, user_id: str, path: str) -> Sto
         .limit(1)
     )
     return None if row is None else _stored(row)
+
+
+async def move_reviews(session: AsyncSession, source: str, target: str) -> None:
+    """The reviews of the file ``source`` (or of files below the folder ``source``), whatever
+    their status, are now of that file at ``target``: it was renamed or moved."""
+    await session.execute(
+        update(Review)
+        .where(at_or_below(Review.path, source))
+        .values(path=moved_below(Review.path, source, target))
+        .execution_options(synchronize_session=False)
+    )
 
 
 async def prune_reviews(session: AsyncSession, user_id: str, keep: int) -> int:

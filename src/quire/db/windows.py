@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.core.views import View
 from quire.db.models import Recent, Tab, User, Window
+from quire.db.paths import at_or_below
 
 
 @dataclass(frozen=True)
@@ -162,11 +163,8 @@ async def list_recents(session: AsyncSession, user_id: str, limit: int) -> list[
 
 async def tabs_under(session: AsyncSession, path: str) -> list[tuple[str, str, str]]:
     """Every user's tabs showing ``path`` or a file below it: (user, doc id, path)."""
-    prefix = path.rstrip("/") + "/"
     rows = await session.execute(
-        select(Tab.user_id, Tab.doc_id, Tab.path).where(
-            (Tab.path == path) | (func.substr(Tab.path, 1, len(prefix)) == prefix)
-        )
+        select(Tab.user_id, Tab.doc_id, Tab.path).where(at_or_below(Tab.path, path))
     )
     return [(user, doc_id, tab_path) for user, doc_id, tab_path in rows]
 

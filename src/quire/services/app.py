@@ -136,7 +136,15 @@ async def open_services(
         )
         documents.on_saved(search.refresh)
         files = FileService(
-            workspaces, documents, windows, bus, clock=clock, search=search, history=recorder
+            workspaces,
+            documents,
+            windows,
+            bus,
+            clock=clock,
+            search=search,
+            history=recorder,
+            chats=chats,
+            reviews=reviews,
         )
         documents.on_saved(files.saved)
         feed = await stack.enter_async_context(TreeFeed(workspaces, bus, files.recent))

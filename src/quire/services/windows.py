@@ -345,17 +345,19 @@ class Windows:
             await self._announce(user)
         return users
 
-    async def close_deleted(self, path: Path) -> int:
+    async def close_deleted(self, path: Path) -> dict[str, list[str]]:
         """Close every window's tabs of ``path`` or of files below it (deleted), as close_tab
-        does; returns how many tabs were closed."""
+        does; returns the paths of the tabs closed, by user."""
         async with self._db.session() as session:
             tabs = await store.tabs_under(session, str(path))
-        for user, doc_id, _ in tabs:
+        closed: dict[str, list[str]] = {}
+        for user, doc_id, tab_path in tabs:
             try:
                 await self.close_tab(user, doc_id)
             except NotOpen:
                 continue
-        return len(tabs)
+            closed.setdefault(user, []).append(tab_path)
+        return closed
 
     async def _announce(self, user: str) -> WindowState:
         self._forget(user)

@@ -23,7 +23,7 @@ from quire.fs.atomic import write_at
 from quire.fs.folders import AllowedFolders
 from quire.fs.moves import remove_at, rename_noreplace
 from quire.fs.safeio import read_at
-from quire.vault.files import reach_entry
+from quire.vault.files import reach_entry, reach_new
 
 __all__ = [
     "KEEP_MS",
@@ -104,14 +104,20 @@ def list_trash(workspace: Path) -> list[TrashEntry]:
 
 
 def restore_entry(folders: AllowedFolders, entry: TrashEntry, *, to: Path | None = None) -> Path:
-    """Put the trashed item back where it was (or at ``to``), never replacing anything; the
-    folders on the way are made again when missing. Returns where it is now."""
+    """Put the trashed item back where it was (or at ``to``, a new name judged as a move's
+    is), never replacing anything; the folders on the way are made again when missing.
+    Returns where it is now."""
     target = to or entry.original
     held = _entry_folder(entry.workspace, entry.entry_id) / entry.original.name
     with _trash(entry.workspace).reach(held, verb="restore", follow_final=False) as src:
         if src.lstat() is None:
             raise FileMissing(f"Cannot restore '{entry.original}': its trash entry is empty.")
-        with folders.reach(target, verb="restore", follow_final=False, make_folders=True) as dst:
+        if to is None:
+            # Where it was: its name passed the rules when it was made (or is the person's own).
+            spot = folders.reach(target, verb="restore", follow_final=False, make_folders=True)
+        else:
+            spot = reach_new(folders, target, verb="restore", make=True)
+        with spot as dst:
             rename_noreplace(
                 (src.folder, src.name), (dst.folder, dst.name), shown=entry.original, to=target
             )

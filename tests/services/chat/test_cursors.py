@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from quire.db import chats as store
@@ -12,6 +14,7 @@ from tests.support.world import FakeClock
 pytestmark = pytest.mark.anyio
 
 CHAT = "/ws/Chats/team.md"
+MOVED = "/ws/Done/Team 2.md"
 
 
 async def _stored(database: Database, reader: str, chat: str = CHAT) -> int | None:
@@ -65,7 +68,22 @@ async def test_forgetting_a_chat_drops_pending_and_stored_positions(database: Da
         await cursors.flush()
         await cursors.set("owner", CHAT, "bob", 5)
         await cursors.set("owner", "/ws/other.md", "bob", 1)
-        await cursors.forget("owner", CHAT)
+        await cursors.forget(CHAT)
         assert await cursors.get("owner", CHAT, "bob") is None
     assert await _stored(database, "bob") is None
     assert await _stored(database, "bob", "/ws/other.md") == 1
+
+
+async def test_every_position_follows_a_chat_moved_stored_or_not(database: Database) -> None:
+    async with ChatCursors(database, FakeClock()) as cursors:
+        await cursors.set("owner", CHAT, "bob", 3)
+        await cursors.flush()
+        await cursors.set("owner", CHAT, "carol", 4)
+        await cursors.set("other", CHAT, "bob", 7)
+        await cursors.moved(Path(CHAT), Path(MOVED))
+        assert await cursors.get("owner", CHAT, "bob") is None
+        assert await cursors.get("owner", MOVED, "bob") == 3
+        assert await cursors.get("owner", MOVED, "carol") == 4
+    assert await _stored(database, "bob", MOVED) == 3
+    assert await _stored(database, "carol", MOVED) == 4
+    assert await _stored(database, "bob", CHAT) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from quire.api.chats import ContextUse, Presence
 from quire.services.chat.presence import CONTEXT_MS, STATUS_MS, ChatPresence
 from tests.support.world import FakeClock
@@ -145,7 +147,26 @@ def test_chats_are_separate_and_forgetting_one_keeps_the_others() -> None:
     presence = ChatPresence(FakeClock())
     presence.set_status(CHAT, "qa-1", "busy")
     presence.set_status("/ws/other.md", "qa-1", "elsewhere")
-    assert presence.forget(CHAT)
+    assert presence.forget(Path(CHAT)) == [CHAT]
     assert presence.snapshot(CHAT) == []
     assert _states(presence) == {}
     assert presence.snapshot("/ws/other.md")[0].status == "elsewhere"
+
+
+def test_a_folder_forgotten_drops_every_chat_below_it_only() -> None:
+    presence = ChatPresence(FakeClock())
+    presence.set_status("/ws/team/a.md", "qa-1", "busy")
+    presence.set_status("/ws/team/b.md", "qa-2", "busy")
+    presence.set_status("/ws/teamwork.md", "qa-3", "busy")
+    assert sorted(presence.forget(Path("/ws/team"))) == ["/ws/team/a.md", "/ws/team/b.md"]
+    assert [item.name for item in presence.snapshot("/ws/teamwork.md")] == ["qa-3"]
+
+
+def test_presence_follows_a_chat_or_its_folder_moved() -> None:
+    presence = ChatPresence(FakeClock())
+    presence.set_status("/ws/team/a.md", "qa-1", "busy")
+    presence.set_status("/ws/other.md", "qa-2", "elsewhere")
+    assert presence.moved(Path("/ws/team"), Path("/ws/done")) == ["/ws/done/a.md"]
+    assert presence.snapshot("/ws/team/a.md") == []
+    assert [item.status for item in presence.snapshot("/ws/done/a.md")] == ["busy"]
+    assert [item.name for item in presence.snapshot("/ws/other.md")] == ["qa-2"]

@@ -1,7 +1,9 @@
-"""Wake-ups: an armed waiter is woken by the next notify, never by an earlier one, and the
-timer ends a wait that nobody wakes."""
+"""Wake-ups: an armed waiter is woken by the next notify, never by an earlier one, the timer
+ends a wait that nobody wakes, and a wait follows its chat moved."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import anyio
 import pytest
@@ -76,3 +78,38 @@ async def test_until_an_event_already_set_does_not_sleep() -> None:
     event.set()
     assert await until(event, 1000, sleep) is True
     assert sleep.calls == []
+
+
+async def test_a_move_wakes_the_waits_and_they_listen_at_the_new_path() -> None:
+    waits = ChatWaits()
+    with waits.listening("/ws/team/a.md") as listener, waits.listening("/ws/other.md") as other:
+        armed, untouched = listener.arm(), other.arm()
+        assert waits.moved(Path("/ws/team"), Path("/ws/done")) == ["/ws/done/a.md"]
+        assert armed.is_set() and not untouched.is_set()
+        assert listener.chat == "/ws/done/a.md"
+        assert waits.waiting("/ws/done/a.md") == 1 and waits.waiting("/ws/team/a.md") == 0
+        again = listener.arm()
+        waits.notify("/ws/done/a.md")
+        assert again.is_set()
+    assert waits.waiting("/ws/done/a.md") == 0
+    assert waits._events == {}
+
+
+async def test_a_wait_that_missed_its_chat_mid_move_learns_where_it_went() -> None:
+    waits = ChatWaits()
+    answers: list[bool] = []
+    with waits.listening("/ws/a.md") as listener:
+
+        async def look() -> None:
+            answers.append(await listener.was_moved("/ws/a.md"))
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as group:
+                with waits.moving():
+                    group.start_soon(look)
+                    await anyio.wait_all_tasks_blocked()
+                    assert answers == []  # the move is not done yet
+                    waits.moved(Path("/ws/a.md"), Path("/ws/b.md"))
+        assert answers == [True]
+        # With no move under way the answer comes at once: the chat is really gone.
+        assert not await listener.was_moved("/ws/b.md")

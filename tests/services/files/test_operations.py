@@ -86,6 +86,27 @@ async def test_deleting_an_open_document_closes_its_tab_and_trash_restores_it(
     assert (await files.trash_list()).items == ()
 
 
+async def test_the_windows_whose_tabs_a_folder_delete_closed_are_told_what_and_why(
+    world: World,
+) -> None:
+    files = files_of(world)
+    first, second = world.write("d/a.md"), world.write("d/b.md")
+    await world.windows.open(OWNER, first)
+    await world.windows.open(OWNER, second)
+    world.write("elsewhere.md")
+    deleted = await files.delete(OWNER, world.workspace / "d")
+    assert deleted.tabs_closed == 2
+    assert world.bus.of_kind("deleted") == [
+        {
+            "path": str(world.workspace / "d"),
+            "trashId": deleted.trash_id,
+            "paths": [str(first), str(second)],
+        }
+    ]
+    await files.delete(OWNER, world.workspace / "elsewhere.md")
+    assert len(world.bus.of_kind("deleted")) == 1  # no tab showed it: nothing to say
+
+
 async def test_a_restore_never_replaces_a_file_made_meanwhile(world: World) -> None:
     files = files_of(world)
     path = world.write("n.md", "old")
@@ -247,6 +268,68 @@ async def test_the_adversarial_table_is_refused_and_changes_nothing(world: World
                 await files.create_folder(OWNER, target_path)
             case _:
                 await files.create_note(OWNER, target_path)
+    assert _snapshot(ws.parent) == before
+
+
+def _more(ws: Path) -> list[tuple[str, str, str, type[QuireError]]]:
+    """Upload, download, append, template and restore (with a destination): (operation,
+    path, second path, error)."""
+    return [
+        ("upload", "../outside/p.png", "", PathRefused),
+        ("upload", "linkout/p.png", "", PathRefused),
+        ("upload", ".hidden.png", "", InvalidArgument),
+        ("upload", "b.md", "", NameTaken),
+        ("upload", "p\x00.png", "", InvalidArgument),
+        ("upload", "bad\udcff.png", "", InvalidArgument),
+        ("upload", ".quire/trash/p.png", "", PathRefused),
+        ("download", "../outside/x.md", "", PathRefused),
+        ("download", "linkout/x.md", "", PathRefused),
+        ("download", ".env", "", PathRefused),
+        ("download", "missing.md", "", FileMissing),
+        ("append", "../outside/x.md", "", PathRefused),
+        ("append", "linkout/x.md", "", PathRefused),
+        ("append", ".env", "", PathRefused),
+        ("append", "missing.md", "", FileMissing),
+        ("template", "n.md", "../outside/x.md", PathRefused),
+        ("template", "n.md", "linkout/x.md", PathRefused),
+        ("template", "n.md", ".env", PathRefused),
+        ("restore", "../outside/r.md", "", PathRefused),
+        ("restore", "linkout/r.md", "", PathRefused),
+        ("restore", ".r.md", "", InvalidArgument),
+        ("restore", "b.md", "", NameTaken),
+        ("restore", "r\x00.md", "", InvalidArgument),
+    ]
+
+
+@pytest.mark.parametrize("row", range(23))
+async def test_the_other_operations_refuse_the_adversarial_names_and_change_nothing(
+    world: World, row: int
+) -> None:
+    files = files_of(world)
+    ws = world.workspace
+    world.write("b.md", "B")
+    (ws / ".env").write_text("SECRET", encoding="utf-8")
+    outside = ws.parent / "outside"
+    (outside / "x.md").write_text("X", encoding="utf-8")
+    (ws / "linkout").symlink_to(outside)
+    trashed = await files.delete(OWNER, world.write("r.md", "R"))
+    table = _more(ws)
+    assert len(table) == 23
+    operation, first, second, error = table[row]
+    before = _snapshot(ws.parent)
+    path = _place(ws, first)
+    with pytest.raises(error):
+        match operation:
+            case "upload":
+                await files.upload(OWNER, path, [b"data"])
+            case "download":
+                await files.download(path)
+            case "append":
+                await files.append(OWNER, path, "more")
+            case "template":
+                await files.create_note(OWNER, path, template=_place(ws, second))
+            case _:
+                await files.restore(OWNER, trashed.trash_id, to=path)
     assert _snapshot(ws.parent) == before
 
 

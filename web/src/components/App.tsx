@@ -9,7 +9,7 @@ import { chatOpen, handleChatEvent, openFromAddress } from "../chat/chatState";
 import { keepLive } from "../collab";
 import { EventChannel, type WindowEvent } from "../events";
 import { exportDialog } from "../exporting";
-import { closeFileDialog, fileDialog } from "../files/actions";
+import { closeFileDialog, fileDialog, handleDeletedEvent } from "../files/actions";
 import { FileDialogs } from "../files/FileDialogs";
 import { HistoryPanel } from "../history/HistoryPanel";
 import { historyOpen } from "../history/historyState";
@@ -111,6 +111,7 @@ export function App() {
       handleEvent(event);
       handleChatEvent(event);
       handleTreeEvent(event);
+      handleDeletedEvent(event);
     };
     const channel = new EventChannel(onEvent, (state) => {
       const wasOffline = connection.peek() === "offline";

@@ -8,6 +8,7 @@ import { ApiError } from "../api";
 import { openChats } from "../chat/chatState";
 import { chatApi } from "../chat/chatApi";
 import { copyText } from "../clipboard";
+import type { WindowEvent } from "../events";
 import { baseName, dirName, isMarkdown } from "../paths";
 import { files, openPath, refreshFiles, refreshRecents, toast } from "../state";
 import { filesApi, type LinkUpdates } from "./filesApi";
@@ -188,13 +189,31 @@ async function deleteEntry(path: string, isFolder: boolean): Promise<void> {
   try {
     const done = await filesApi.delete(path);
     changed(done.path, "deleted", isFolder);
-    toast(`Deleted ${baseName(done.path)}: it is in the trash for 30 days`, "info", {
-      label: "Undo",
-      run: () => void restore(done.trashId),
-    });
+    toastDeleted(done.trashId, `Deleted ${baseName(done.path)}: it is in the trash for 30 days`);
   } catch (error) {
     fail(error);
   }
+}
+
+/** The trash entries this window has said were deleted: one toast per delete, whether the
+ * answer to its own delete or the `deleted` event comes first. */
+const toldDeleted = new Set<string>();
+
+function toastDeleted(trashId: string, text: string): void {
+  if (toldDeleted.has(trashId)) return;
+  toldDeleted.add(trashId);
+  toast(text, "info", { label: "Undo", run: () => void restore(trashId) });
+}
+
+/** The window's event channel calls this with every event: a `deleted` event (this window's
+ * tabs of a deleted file were closed, by this window, another one or an agent) says so. */
+export function handleDeletedEvent(event: WindowEvent): void {
+  if (event.kind !== "deleted") return;
+  const data = event.data as { path?: unknown; trashId?: unknown; paths?: unknown };
+  if (typeof data.path !== "string" || typeof data.trashId !== "string") return;
+  const closed = Array.isArray(data.paths) ? data.paths.length : 0;
+  const tabs = closed === 1 ? "its tab was closed" : `${closed} tabs were closed`;
+  toastDeleted(data.trashId, `${baseName(data.path)} was deleted (${tabs}): it is in the trash for 30 days`);
 }
 
 export async function restore(id: string): Promise<boolean> {

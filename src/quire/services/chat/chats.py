@@ -6,8 +6,8 @@ waiters; the format, writes, waits, presence, positions and pictures have their 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import AsyncExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -235,7 +235,7 @@ class ChatService:
         self._waits.notify(target.key)
         data = ChatData(path=target.key, number=state.count, author=name)
         self._bus.publish(user, ChatEvent(data=data))
-        self._announce(user, target, self._presence.posted(target.key, name))
+        self._announce(user, target.key, self._presence.posted(target.key, name))
         return Posted(kind="message", number=state.count)
 
     async def wait(
@@ -264,10 +264,10 @@ class ChatService:
         check_command(command)
         target = await self._named(path)
         await self.sessions.record(user, session, target.key, name, "wait", command)
-        await self._watch(target)
-        waited = await self._waiting.wait(user, target, name, after, mentions_only, budget)
+        await self._watch(target.path.parent)
+        waited, chat = await self._waiting.wait(user, target, name, after, mentions_only, budget)
         if waited.status == "gone":
-            await self._leave(user, target, name, session)
+            await self._leave(user, chat, name, session)
         return waited
 
     async def leave(
@@ -277,22 +277,49 @@ class ChatService:
         count as left (the keepalive hook lets them stop). Works on a deleted chat too."""
         name = sanitize_label(reader)
         check_session(session)
-        await self._leave(user, await self._named(path), name, session)
+        await self._leave(user, (await self._named(path)).key, name, session)
 
     async def delete(self, user: str, path: Path) -> None:
-        """Delete the chat's note; its waiters wake with ``gone``, its positions and pin go."""
+        """Delete the chat's note; then as ``deleted``."""
         target = await self._existing(path, verb="delete")
         async with self._lock(target):
             await self._index.state(target.path)  # refuses a note that is not a chat
             await self._documents.unload(document_id(target.path))
             await anyio.to_thread.run_sync(delete_file, self._workspaces.inside, target.path)
-            self._index.forget(target.path)
-        await self._cursors.forget(user, target.key)
-        await self.sessions.leave(user, target.key)
-        self._presence.forget(target.key)
-        self._waits.notify(target.key)
-        self._bus.publish(user, ChatDeletedEvent(data=ChatNamed(path=target.key)))
-        self._announce(user, target, True)
+        await self.deleted(user, target.path, chats=(target.path,))
+
+    async def deleted(self, user: str, path: Path, *, chats: Iterable[Path] = ()) -> None:
+        """``user`` deleted the note or folder ``path`` (resolved): the waits on every chat at
+        or below it end with ``gone`` (their sessions leave), and every user's read positions
+        and pins there go. ``user``'s windows are told each chat it held is deleted: those in
+        ``chats`` and every chat read, waited on or present since the server started."""
+        known = {*self._index.forget(path), *chats}
+        known.update(Path(chat) for chat in self._presence.forget(path))
+        known.update(Path(chat) for chat in self._waits.keys_below(path))
+        await self._cursors.forget(str(path))
+        await self.sessions.leave(user, str(path))
+        self._waits.notify_below(path)
+        for chat in sorted(known):
+            self._bus.publish(user, ChatDeletedEvent(data=ChatNamed(path=str(chat))))
+            self._announce(user, str(chat), True)
+
+    @contextmanager
+    def moving(self) -> Iterator[None]:
+        """Hold this around a file move (with ``moved`` inside): a wait that misses its chat
+        mid-move waits for the move to finish instead of ending with ``gone``."""
+        with self._waits.moving():
+            yield
+
+    async def moved(self, user: str, source: Path, target: Path) -> None:
+        """The note or folder ``source`` was renamed or moved to ``target`` (both resolved):
+        every chat at or below it keeps its waits (woken to look at the new path), presence,
+        every user's read positions, pins and agent sessions. Announced to ``user``."""
+        self._index.forget(source)
+        followed = {*self._presence.moved(source, target), *self._waits.moved(source, target)}
+        await self._cursors.moved(source, target)
+        for chat in sorted(followed):
+            await self._watch(Path(chat).parent)
+            self._announce(user, chat, True)
 
     async def pin(self, user: str, path: Path, pinned: bool) -> bool:
         """Pin the chat to the user's Pinned tab, or unpin it; returns ``pinned``."""
@@ -333,20 +360,20 @@ class ChatService:
                 await self._writer.rewrite(
                     target, lambda text: set_role(text, name, role), author=name
                 )
-            self._announce(user, target, True)
+            self._announce(user, target.key, True)
             return Posted(kind="role", cleared=role is None)
         await self._index.state(target.path)
         if slash.kind == "status":
             changed = self._presence.set_status(target.key, name, slash.text)
-            self._announce(user, target, changed)
+            self._announce(user, target.key, changed)
             return Posted(kind="status", cleared=not slash.text)
         report = context_report(slash.text)
-        self._announce(user, target, self._presence.set_context(target.key, name, report))
+        self._announce(user, target.key, self._presence.set_context(target.key, name, report))
         return Posted(kind="context", cleared=report is None)
 
-    async def _leave(self, user: str, target: ChatPath, name: str, session: str | None) -> None:
-        self._announce(user, target, self._presence.left(target.key, name))
-        await self.sessions.leave(user, target.key, name, session)
+    async def _leave(self, user: str, chat: str, name: str, session: str | None) -> None:
+        self._announce(user, chat, self._presence.left(chat, name))
+        await self.sessions.leave(user, chat, name, session)
 
     async def _unread(self, state: ChatState, name: str, position: int) -> int:
         _state, fresh = await self._index.messages(state, position)
@@ -371,12 +398,11 @@ class ChatService:
             lock = self._locks[target.key] = anyio.Lock()
         return lock
 
-    def _announce(self, user: str, target: ChatPath, changed: bool) -> None:
+    def _announce(self, user: str, chat: str, changed: bool) -> None:
         if changed:
-            self._bus.publish(user, ChatPresenceEvent(data=ChatNamed(path=target.key)))
+            self._bus.publish(user, ChatPresenceEvent(data=ChatNamed(path=chat)))
 
-    async def _watch(self, target: ChatPath) -> None:
-        folder = target.path.parent
+    async def _watch(self, folder: Path) -> None:
         if self._watcher is None or folder in self._watched:
             return
         self._watched.add(folder)

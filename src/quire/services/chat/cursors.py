@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from types import TracebackType
 from typing import Self
 
 import anyio
 from anyio.abc import TaskGroup
 
+from quire.core.paths import moved_key
 from quire.db import chats as store
 from quire.db.engine import Database
 
@@ -87,14 +89,31 @@ class ChatCursors:
                 found[chat] = self._positions[key]
         return found
 
-    async def forget(self, user: str, chat: str) -> None:
-        """Drop every position in the chat (it was deleted) and its pin."""
+    async def forget(self, chat: str) -> None:
+        """Drop every user's positions in the chat, or in the chats below the folder ``chat``
+        (deleted), and their pins."""
+        folder = Path(chat)
         async with self._lock:
-            for key in [key for key in self._positions if key[:2] == (user, chat)]:
+            for key in [key for key in self._positions if Path(key[1]).is_relative_to(folder)]:
                 del self._positions[key]
                 self._pending.discard(key)
             async with self._db.session() as session, session.begin():
-                await store.forget_chat(session, user, chat)
+                await store.forget_chats(session, chat)
+
+    async def moved(self, source: Path, target: Path) -> None:
+        """The chat ``source`` (or the chats below the folder ``source``) is now at ``target``:
+        every position follows it, stored or not yet stored, and so do its pins and sessions."""
+        async with self._lock:
+            self._positions = {
+                (user, moved_key(chat, source, target), reader): position
+                for (user, chat, reader), position in self._positions.items()
+            }
+            self._pending = {
+                (user, moved_key(chat, source, target), reader)
+                for user, chat, reader in self._pending
+            }
+            async with self._db.session() as session, session.begin():
+                await store.move_chats(session, str(source), str(target))
 
     async def flush(self) -> None:
         """Store every position not stored yet."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from quire.api.chats import ContextUse, Presence, PresenceState
+from quire.core.paths import moved_key
 
 STATUS_MS = 2 * 60 * 1000
 """How long a /status lasts unless repeated."""
@@ -120,9 +122,20 @@ class ChatPresence:
 
         return self._change(chat, name, change)
 
-    def forget(self, chat: str) -> bool:
-        """Drop everything known about ``chat`` (it was deleted)."""
-        return self._chats.pop(chat, None) is not None
+    def forget(self, folder: Path) -> list[str]:
+        """Drop everything known about the chat ``folder`` or the chats below that folder (it
+        was deleted); returns the chats whose presence that changed."""
+        gone = [chat for chat in self._chats if Path(chat).is_relative_to(folder)]
+        for chat in gone:
+            del self._chats[chat]
+        return gone
+
+    def moved(self, source: Path, target: Path) -> list[str]:
+        """The chat ``source`` (or the chats below the folder ``source``) is now at
+        ``target``: who is there follows it. Returns the new paths of the chats it moved."""
+        moved = {chat: moved_key(chat, source, target) for chat in self._chats}
+        self._chats = {moved[chat]: entries for chat, entries in self._chats.items()}
+        return [new for chat, new in moved.items() if new != chat]
 
     def _change(self, chat: str, name: str, change: Callable[[_Entry], None]) -> bool:
         before = self.snapshot(chat)

@@ -8,6 +8,7 @@ and leaving after a gone chat are the chat service's.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 
 from quire.api.chats import Message, Waited
 from quire.core.chat import ChatMessage, mentions, mentions_reader
@@ -18,8 +19,8 @@ from quire.services.chat.presence import ChatPresence
 from quire.services.chat.tails import ChatIndex, ChatState
 from quire.services.chat.wakeups import ChatWaits, Listener, until
 
-Announce = Callable[[str, ChatPath, bool], None]
-"""Called with (user, chat, changed) after each presence change."""
+Announce = Callable[[str, str, bool], None]
+"""Called with (user, chat path as text, changed) after each presence change."""
 
 REMINDER = (
     "(reminder for {name}) Your role in this chat: {role}\n"
@@ -57,27 +58,25 @@ class ChatWaiting:
         after: int | None,
         mentions_only: bool,
         budget_ms: int,
-    ) -> Waited:
+    ) -> tuple[Waited, str]:
         """Wait up to ``budget_ms`` for messages for ``name`` (checked arguments); ``name`` is
-        waiting meanwhile, and thinking after a wait that returned messages."""
+        waiting meanwhile, and thinking after a wait that returned messages. The wait follows
+        a rename or move of the chat; returns what it got and the chat's path (text) then."""
         waited: Waited | None = None
-        self._announce(user, target, self._presence.wait_started(target.key, name))
-        try:
-            with self._waits.listening(target.key) as listener:
-                waited = await self._loop(
-                    user, target, name, after, mentions_only, budget_ms, listener
-                )
-        finally:
-            returned = waited is not None and waited.status == "messages"
-            ended = self._presence.wait_ended(target.key, name, returned_messages=returned)
-            self._announce(user, target, ended)
+        self._announce(user, target.key, self._presence.wait_started(target.key, name))
+        with self._waits.listening(target.key) as listener:
+            try:
+                waited = await self._loop(user, name, after, mentions_only, budget_ms, listener)
+            finally:
+                returned = waited is not None and waited.status == "messages"
+                ended = self._presence.wait_ended(listener.chat, name, returned_messages=returned)
+                self._announce(user, listener.chat, ended)
         assert waited is not None
-        return waited
+        return waited, listener.chat
 
     async def _loop(
         self,
         user: str,
-        target: ChatPath,
         name: str,
         after: int | None,
         mentions_only: bool,
@@ -90,19 +89,22 @@ class ChatWaiting:
         while True:
             # Armed before looking, so a post landing after the look still wakes this wait.
             wakeup = listener.arm()
+            chat = listener.chat
             try:
-                state = trusted or await self._index.state(target.path)
+                state = trusted or await self._index.state(Path(chat))
             except QuireError:
+                if await listener.was_moved(chat):
+                    continue  # look again where the chat went
                 return Waited(status="gone", messages=(), next=position or 0, reminder=None)
             if position is None:
-                position = await self._start_position(user, target, name, state.count)
+                position = await self._start_position(user, chat, name, state.count)
             position = min(position, state.count)
             fresh: tuple[ChatMessage, ...] = ()
             if state.count > position:
                 state, fresh = await self._index.messages(state, position)
             if fresh:
                 position = state.count
-                await self._cursors.set(user, target.key, name, position)
+                await self._cursors.set(user, chat, name, position)
                 matching = tuple(m for m in fresh if is_for(m, name, mentions_only))
                 if matching:
                     return Waited(
@@ -115,21 +117,21 @@ class ChatWaiting:
                 trusted = None
                 continue  # look at the file itself before sleeping
             left = deadline - self._clock()
-            version = self._index.version(target.path)
+            version = self._index.version(Path(chat))
             if left <= 0 or not await until(wakeup, left, self._sleep):
                 return Waited(status="timeout", messages=(), next=position, reminder=None)
             # A post in this process just left the chat's state in the index: hand its new
             # messages over without looking at the file again (the next look does).
-            known = self._index.known(target.path)
-            if self._index.version(target.path) != version and known is not None:
+            known = self._index.known(Path(chat))
+            if self._index.version(Path(chat)) != version and known is not None:
                 trusted = known
 
-    async def _start_position(self, user: str, target: ChatPath, name: str, count: int) -> int:
-        saved = await self._cursors.get(user, target.key, name)
+    async def _start_position(self, user: str, chat: str, name: str, count: int) -> int:
+        saved = await self._cursors.get(user, chat, name)
         if saved is None:
             # A reader never seen starts at the end; saved now, so nothing posted before its
             # next wait is lost.
-            await self._cursors.set(user, target.key, name, count)
+            await self._cursors.set(user, chat, name, count)
             return count
         return saved
 

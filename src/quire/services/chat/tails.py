@@ -241,9 +241,13 @@ class ChatIndex:
         """The state last read of the chat at ``path``, without looking at the file."""
         return self._states.get(path)
 
-    def forget(self, path: Path) -> None:
-        """Drop what is known of the chat at ``path``; the next look reads it whole."""
-        self._states.pop(path, None)
+    def forget(self, path: Path) -> list[Path]:
+        """Drop what is known of the chat at ``path``, or of the chats below the folder
+        ``path``; the next look reads each whole. Returns the chats it knew there."""
+        known = [chat for chat in self._states if chat.is_relative_to(path)]
+        for chat in known:
+            del self._states[chat]
+        return known
 
     def _keep(self, state: ChatState) -> None:
         if self._states.get(state.path) is not state:

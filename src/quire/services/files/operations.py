@@ -2,19 +2,22 @@
 
 Runs the operation of ``quire.vault.files`` / ``quire.vault.trash`` off the event loop (the
 rules are theirs), then keeps the open documents right: a renamed or moved document keeps its
-live buffer, editors and unsaved edits and every window's tab shows its new path; a deleted
-one closes its tabs everywhere. Publishes a ``tree`` event for each change it makes.
+live buffer, editors and unsaved edits, every window's tab shows its new path, and its chat
+state (waits, read positions, pins, sessions) and reviews follow it; a deleted one closes its
+tabs everywhere (each window is told why) and a deleted chat ends its waits as chat deletion
+does. Publishes a ``tree`` event for each change it makes.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from pathlib import Path
 
 import anyio
 
-from quire.api.events import TreeEvent
+from quire.api.events import DeletedData, DeletedEvent, TreeEvent
 from quire.api.files import (
     Appended,
     Copied,
@@ -34,11 +37,13 @@ from quire.core.errors import FileMissing, InvalidArgument, PathRefused
 from quire.core.views import document_id
 from quire.fs.documents import read_document, write_document
 from quire.fs.names import note_file_name
+from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.files.links import LinkUpdater
 from quire.services.files.tree import RecentPaths
 from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.documents import LiveDocuments
+from quire.services.reviews.loop import Reviews
 from quire.services.search import SearchService
 from quire.services.windows import Windows
 from quire.vault import archive, trash
@@ -66,8 +71,12 @@ class FileService:
         clock: Callable[[], int],
         search: SearchService | None = None,
         history: HistoryRecorder | None = None,
+        chats: ChatService | None = None,
+        reviews: Reviews | None = None,
     ) -> None:
         self._workspaces = workspaces
+        self._chats = chats
+        self._reviews = reviews
         self._history = history
         self._folders = workspaces.inside
         self._documents = documents
@@ -121,7 +130,12 @@ class FileService:
         """Rename or move ``path`` to ``to``; open documents follow (see the module). With
         ``update_links``, the notes ``link_updates`` lists are rewritten after the move."""
         plan = await self._links.plan(path, to) if update_links else None
-        moved = await anyio.to_thread.run_sync(ops.move_entry, self._folders, path, to)
+        with nullcontext() if self._chats is None else self._chats.moving():
+            moved = await anyio.to_thread.run_sync(ops.move_entry, self._folders, path, to)
+            if self._chats is not None:
+                await self._chats.moved(user, moved.source, moved.target)
+        if self._reviews is not None:
+            await self._reviews.moved(moved.source, moved.target)
         followed = await self._documents.moved(moved.source, moved.target)
         await self._windows.follow_move(moved.source, moved.target)
         self._tree(user, moved.source, "moved", is_folder=moved.is_folder, to=moved.target)
@@ -160,11 +174,22 @@ class FileService:
             lambda: trash.trash_entry(self._folders, workspace, path, now_ms=self._clock())
         )
         await self._documents.forget(entry.original)
+        if self._chats is not None:
+            await self._chats.deleted(user, entry.original)
         closed = await self._windows.close_deleted(entry.original)
+        for owner, paths in closed.items():
+            data = DeletedData(
+                path=str(entry.original), trash_id=entry.entry_id, paths=tuple(sorted(paths))
+            )
+            self._bus.publish(owner, DeletedEvent(data=data))
         self._tree(user, entry.original, "deleted", is_folder=entry.is_folder)
         if self._history is not None:
             self._history.deleted(entry.original, user, is_folder=entry.is_folder)
-        return Deleted(path=str(entry.original), trash_id=entry.entry_id, tabs_closed=closed)
+        return Deleted(
+            path=str(entry.original),
+            trash_id=entry.entry_id,
+            tabs_closed=sum(len(paths) for paths in closed.values()),
+        )
 
     async def trash_list(self) -> TrashList:
         """Every workspace's trash, newest first (entries past 30 days are removed first)."""

@@ -24,6 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from quire.api.events import ReviewData, ReviewEvent
 from quire.core.errors import InvalidArgument, QuireError, ReviewNotFound, ReviewRefused
+from quire.core.paths import moved_path
 from quire.core.views import (
     DECISIONS,
     REVIEW_WAIT_MS,
@@ -304,6 +305,20 @@ class Reviews:
         cannot be read gives no tasks and a ``tasks_note`` saying why; this never raises for
         the file's sake."""
         return await self._texts.annotations(path, await self.latest_for_path(user, path))
+
+    async def moved(self, source: Path, target: Path) -> None:
+        """The file ``source`` (or the folder ``source`` and its files) was renamed or moved to
+        ``target``: its reviews, pending or ended, are now of the file at its new path."""
+        await self._ready()
+        async with self._lock:
+            # Shielded: a cancelled move must not leave memory and database apart.
+            with anyio.CancelScope(shield=True):
+                async with self._db.session() as session, session.begin():
+                    await store.move_reviews(session, str(source), str(target))
+            for review in list(self._pending.values()):
+                new = None if review.path is None else moved_path(Path(review.path), source, target)
+                if new is not None:
+                    self._pending[review.id] = replace(review, path=str(new))
 
     async def is_stale(self, review: StoredReview) -> bool:
         """Whether the file a review is about changed since (or cannot be read to compare);
