@@ -233,18 +233,17 @@ async def test_a_rewrite_merges_onto_what_the_person_typed_since_the_agent_read(
     ("tool", "arguments"),
     [
         ("edit_document", {"find": "## B", "replace": "## Section B"}),
-        ("stream_edit", {"find": "## B", "replace": "## Section B"}),
         ("stream_edit", {"find": "## B", "replace": "## Section B", "preview": False}),
-        ("export_text", {}),
-        ("export_metadata", {}),
+        ("stream_edit_apply", {"find": "## B", "replace": "## Section B"}),
     ],
 )
-async def test_a_call_between_the_read_and_the_rewrite_does_not_make_it_drop_the_persons_line(
+async def test_an_edit_between_the_read_and_the_rewrite_keeps_the_persons_line_and_the_edit(
     tmp_path: Path, tool: str, arguments: dict[str, Any]
 ) -> None:
-    """Only a read that hands the agent the Markdown moves the base of its next rewrite: an
-    edit's answer stands for a text holding the person's typing the agent never saw, and a
-    rewrite merged from it would delete that typing as if the agent had."""
+    """After its own edit, an agent's next rewrite is merged from what it knows: its read with
+    its edit. The text after the edit holds the person's typing the agent never saw; merged
+    from that, the rewrite would delete it as if the agent had. A rewrite that goes on to
+    change the very line the agent edited is no conflict either."""
     text = "# Plan\n\n## A\nfirst\n\n## B\nsecond\n"
     async with app_harness(tmp_path) as h:
         (h.mcp.workspace / "p.md").write_text(text, encoding="utf-8")
@@ -255,12 +254,43 @@ async def test_a_call_between_the_read_and_the_rewrite_does_not_make_it_drop_the
                 doc_id, "first\n", "first\nthe person's line\n", author="person"
             )
             data_of(await client.call_tool(tool, arguments))
-            # The rewrite holds the agent's own edit (whether it made it or not) and one more.
-            rewrite = read.replace("## B", "## Section B").replace("# Plan", "# The plan")
+            rewrite = read.replace("## B\nsecond", "## Section B, rewritten\nsecond, agent")
             done = data_of(await client.call_tool("set_content", {"content": rewrite}))
             merged = await h.app.documents.text(doc_id)
     assert done["conflicts"] == []
-    assert merged == "# The plan\n\n## A\nfirst\nthe person's line\n\n## Section B\nsecond\n"
+    assert merged == (
+        "# Plan\n\n## A\nfirst\nthe person's line\n\n## Section B, rewritten\nsecond, agent\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("stream_edit", {"find": "## B", "replace": "## Section B"}),
+        ("export_text", {}),
+        ("export_metadata", {}),
+    ],
+)
+async def test_a_preview_or_export_between_the_read_and_the_rewrite_moves_no_base(
+    tmp_path: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    """A preview or an export hands the agent no Markdown of the live text, so its next rewrite
+    is still merged from its read, and the person's typing since stays."""
+    text = "# Plan\n\n## A\nfirst\n\n## B\nsecond\n"
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "p.md").write_text(text, encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            doc_id = data_of(await client.call_tool("open_file", {"path": "p.md"}))["docId"]
+            read = data_of(await client.call_tool("get_current_content", {}))["content"]
+            await h.app.documents.replace_unique(
+                doc_id, "first\n", "first\nthe person's line\n", author="person"
+            )
+            data_of(await client.call_tool(tool, arguments))
+            rewrite = read.replace("# Plan", "# The plan")
+            done = data_of(await client.call_tool("set_content", {"content": rewrite}))
+            merged = await h.app.documents.text(doc_id)
+    assert done["conflicts"] == []
+    assert merged == "# The plan\n\n## A\nfirst\nthe person's line\n\n## B\nsecond\n"
 
 
 async def test_a_base_the_server_never_gave_out_is_refused_and_changes_nothing(

@@ -41,6 +41,8 @@ class EditBody(StrictBody):
     replace: str
     save: bool = False
     path: str | None = None
+    base: str | None = None
+    """The version the agent last read: the answer's version is then its view after the edit."""
 
 
 class StreamEditBody(StrictBody):
@@ -49,6 +51,7 @@ class StreamEditBody(StrictBody):
     preview: bool = True
     preview_lines: int = 5
     path: str | None = None
+    base: str | None = None
 
 
 class ApplyBody(StrictBody):
@@ -58,6 +61,7 @@ class ApplyBody(StrictBody):
     match_index: int = 0
     save: bool = False
     path: str | None = None
+    base: str | None = None
 
 
 class ContentBody(StrictBody):

@@ -155,14 +155,26 @@ class QuireApi:
         data = await self.call_bytes("GET", "/api/documents/current")
         return parse_answer(CurrentDocument, data, self._info.url)
 
-    async def edit(self, find: str, replace: str, *, save: bool, path: str | None) -> Replaced:
-        """Replace the unique occurrence of ``find`` in the open document."""
-        body = _without_none({"find": find, "replace": replace, "save": save, "path": path})
+    async def edit(
+        self, find: str, replace: str, *, save: bool, path: str | None, base: str | None = None
+    ) -> Replaced:
+        """Replace the unique occurrence of ``find`` in the open document (``base``: the version
+        this client last read, so the answer's version is its view after the edit)."""
+        body = _without_none(
+            {"find": find, "replace": replace, "save": save, "path": path, "base": base}
+        )
         data = await self.call_bytes("POST", "/api/documents/edit", body)
         return parse_answer(Replaced, data, self._info.url)
 
     async def stream_edit(
-        self, find: str, replace: str, *, preview: bool, preview_lines: int, path: str | None
+        self,
+        find: str,
+        replace: str,
+        *,
+        preview: bool,
+        preview_lines: int,
+        path: str | None,
+        base: str | None = None,
     ) -> StreamPreview:
         """Preview a find/replace (or apply it at once with ``preview=False``)."""
         body = _without_none(
@@ -172,6 +184,7 @@ class QuireApi:
                 "preview": preview,
                 "preview_lines": preview_lines,
                 "path": path,
+                "base": base,
             }
         )
         data = await self.call_bytes("POST", "/api/documents/stream-edit", body)
@@ -186,6 +199,7 @@ class QuireApi:
         match_index: int,
         save: bool,
         path: str | None,
+        base: str | None = None,
     ) -> AppliedPreview:
         """Apply occurrence ``match_index`` of a previewed edit."""
         body = _without_none(
@@ -196,6 +210,7 @@ class QuireApi:
                 "match_index": match_index,
                 "save": save,
                 "path": path,
+                "base": base,
             }
         )
         data = await self.call_bytes("POST", "/api/documents/stream-edit-apply", body)

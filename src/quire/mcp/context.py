@@ -71,8 +71,12 @@ class Services:
     exporter: Exporter | None = None
     """The export service ``export_markdown_to_pdf`` runs in process; None: ask the server."""
     read_versions: dict[tuple[str, str], str] = field(default_factory=dict)
-    """The version of each document this process's clients last read, by client session and
-    document id: the ``base`` a rewrite without one is merged from."""
+    """The version of each document this process's clients last read (or their view of it
+    after their own edit), by client session and document id: the ``base`` a rewrite without
+    one is merged from."""
+    last_documents: dict[str, str] = field(default_factory=dict)
+    """The document each client session read or changed last, by client session: the one an
+    edit of the open document most likely targets."""
 
 
 @dataclass(frozen=True)
@@ -125,10 +129,17 @@ class ToolEnv:
         """Note that this call's client has read ``version`` of the document ``doc_id``."""
         if doc_id is not None and version is not None:
             self.services.read_versions[(self.client, doc_id)] = version
+            self.services.last_documents[self.client] = doc_id
 
     def last_version(self, doc_id: str) -> str | None:
         """The version of ``doc_id`` this call's client last read, if any."""
         return self.services.read_versions.get((self.client, doc_id))
+
+    def edit_base(self) -> str | None:
+        """What an edit sends as ``base``: the version this client last read of the document it
+        touched last (the server ignores it when the edit lands in another document)."""
+        doc_id = self.services.last_documents.get(self.client)
+        return None if doc_id is None else self.last_version(doc_id)
 
     def expand(self, raw: str, argument: str) -> Path:
         """A path argument made absolute (relative to the working directory, ``~/`` home)."""

@@ -33,10 +33,15 @@ async def edit_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, An
     api, _ = await server(env)
     try:
         replaced = await api.edit(
-            args["find"], args["replace"], save=bool(args.get("save", False)), path=_path(env, args)
+            args["find"],
+            args["replace"],
+            save=bool(args.get("save", False)),
+            path=_path(env, args),
+            base=env.edit_base(),
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
+    env.remember_version(replaced.doc_id, replaced.version)
     return replaced.dump()
 
 
@@ -51,9 +56,12 @@ async def stream_edit_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
             preview=bool(args.get("preview", True)),
             preview_lines=int(args.get("preview_lines", 5)),
             path=_path(env, args),
+            base=env.edit_base(),
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
+    if preview.applied:
+        env.remember_version(preview.doc_id, preview.version)
     return _bounded_preview(preview, args)
 
 
@@ -92,9 +100,11 @@ async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str
             match_index=int(args.get("match_index", 0)),
             save=bool(args.get("save", False)),
             path=_path(env, args),
+            base=env.edit_base(),
         )
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
+    env.remember_version(applied.doc_id, applied.version)
     return applied.dump()
 
 
@@ -111,9 +121,6 @@ async def set_content_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
         done = await api.set_content(args["content"], save=bool(args.get("save", False)), base=base)
     except NotOpen:
         raise NotOpen(NO_DOCUMENT) from None
-    # The version of the text the agent sent: it knows that text. An edit's version is not
-    # remembered, since the text after it holds what the person typed meanwhile, unseen by the
-    # agent; a later rewrite merged from it would drop that typing without a conflict.
     env.remember_version(active, done.version)
     return done.dump()
 

@@ -89,7 +89,12 @@ async def edit_document(request: Request) -> Response:
     body = await read_body(request, EditBody)
     opened = await _target(request, body.path)
     outcome = await services_of(request).documents.replace_unique(
-        opened.doc_id, body.find, body.replace, author=request_author(request), save=body.save
+        opened.doc_id,
+        body.find,
+        body.replace,
+        author=request_author(request),
+        save=body.save,
+        base=body.base,
     )
     return answer(Replaced(replaced=1, version=outcome.version, doc_id=outcome.doc_id))
 
@@ -104,7 +109,7 @@ async def stream_edit(request: Request) -> Response:
     documents = services_of(request).documents
     if not body.preview:
         outcome = await documents.replace_unique(
-            opened.doc_id, body.find, body.replace, author=request_author(request)
+            opened.doc_id, body.find, body.replace, author=request_author(request), base=body.base
         )
         return answer(
             StreamPreview(
@@ -157,6 +162,7 @@ async def stream_edit_apply(request: Request) -> Response:
         body.match_index,
         author=request_author(request),
         save=body.save,
+        base=body.base,
     )
     return answer(
         AppliedPreview(

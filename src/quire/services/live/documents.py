@@ -203,18 +203,27 @@ class LiveDocuments:
     # Agents' edits
 
     async def replace_unique(
-        self, doc_id: str, find: str, replace: str, *, author: str, save: bool = False
+        self,
+        doc_id: str,
+        find: str,
+        replace: str,
+        *,
+        author: str,
+        save: bool = False,
+        base: str | None = None,
     ) -> EditOutcome:
         """Replace the one occurrence of ``find`` (see ``quire.markdown.edits.replace_unique``),
         after any edit of this document already under way. FileTooLarge when ``find`` and
-        ``replace`` together are more than a request may carry."""
+        ``replace`` together are more than a request may carry. ``base``: the version the
+        agent last read, which only decides the answer's version (see ``_agent_view``)."""
         edits.check_request_size(find, replace)
         live = self._require(doc_id)
         async with live.lock:
             current = live.text()
             result = edits.replace_unique(current, find, replace)
             await self._apply_replacement(live, current, result, author=author)
-            return await self._after_edit(live, result, 0, author=author, save=save)
+            view = self._agent_view(live.doc_id, base, current, result.text, find, replace, 0)
+            return await self._after_edit(live, result, 0, view, author=author, save=save)
 
     async def replace_occurrence(
         self,
@@ -261,8 +270,10 @@ class LiveDocuments:
         *,
         author: str,
         save: bool = False,
+        base: str | None = None,
     ) -> EditOutcome:
-        """Apply occurrence ``match_index`` of a previewed find/replace.
+        """Apply occurrence ``match_index`` of a previewed find/replace (``base`` as for
+        ``replace_unique``).
 
         With an ``edit_id`` the preview must exist, be of this document with the same find and
         replace, not be applied yet, and (when the document changed since) still count as many
@@ -287,7 +298,37 @@ class LiveDocuments:
             await self._apply_replacement(live, current, result, author=author)
             if edit_id is not None:
                 self._previews.mark_applied(edit_id)
-            return await self._after_edit(live, result, match_index, author=author, save=save)
+            view = self._agent_view(
+                live.doc_id, base, current, result.text, find, replace, match_index
+            )
+            return await self._after_edit(live, result, match_index, view, author=author, save=save)
+
+    def _agent_view(
+        self,
+        doc_id: str,
+        base: str | None,
+        before: str,
+        after: str,
+        find: str,
+        replace: str,
+        match_index: int,
+    ) -> str:
+        """The version an agent's next rewrite is merged from once its edit is applied.
+
+        When the agent had read the very text it edited (or names no read), that is the text
+        after the edit. When the person typed since the agent's read, it is the read with the
+        agent's edit applied to it (or the read itself where the edit does not apply there):
+        the text after the edit holds typing the agent never saw, and a rewrite merged from it
+        would delete that typing as if the agent had. The occurrence edited is taken to be the
+        same one of the read when both count the same occurrences of ``find``.
+        """
+        read = None if base is None else self.versions.known(doc_id, base)
+        if base is None or read is None or read == before:
+            return self.versions.give(doc_id, after)
+        if len(edits.find_spans(read, find)) != len(edits.find_spans(before, find)):
+            return base  # which occurrence the agent meant in its read cannot be told
+        viewed = edits.replace_occurrence(read, find, replace, match_index)
+        return self.versions.give(doc_id, viewed.text)
 
     async def set_content(
         self,
@@ -504,7 +545,14 @@ class LiveDocuments:
             raise exc.with_message(message) from exc
 
     async def _after_edit(
-        self, live: LiveDocument, result: Replacement, match_index: int, *, author: str, save: bool
+        self,
+        live: LiveDocument,
+        result: Replacement,
+        match_index: int,
+        version: str,
+        *,
+        author: str,
+        save: bool,
     ) -> EditOutcome:
         """Announce and (on request) save an applied (so stored) replacement."""
         self._publish(*edit_events(live, result.text, result.start, result.end, author=author))
@@ -518,7 +566,7 @@ class LiveDocuments:
             start=result.start,
             end=result.end,
             saved=save,
-            version=self.versions.give(live.doc_id, result.text),
+            version=version,
         )
 
     async def _save_after_edit(self, live: LiveDocument, what: str, author: str) -> None:
