@@ -164,14 +164,15 @@ async def open_world(
     clock: FakeClock | None = None,
     keep: int | None = None,
     allowed: tuple[Path, ...] = (),
+    more_workspaces: tuple[Path, ...] = (),
 ) -> AsyncIterator[World]:
-    """The services over ``db`` serving ``workspace``, the reviews' deadline timer running;
-    closes the live documents after."""
+    """The services over ``db`` serving ``workspace`` (and ``more_workspaces`` after it), the
+    reviews' deadline timer running; closes the live documents after."""
     clock = clock or FakeClock()
     sleep = FakeSleep(clock)
     timer = FakeTimer(clock)
     bus = RecordingBus()
-    workspaces = Workspaces([workspace], allowed=allowed)
+    workspaces = Workspaces([workspace, *more_workspaces], allowed=allowed)
     documents = LiveDocuments(db, bus, folders=workspaces.openable, clock=clock)
     windows = Windows(db, bus, documents, workspaces, clock=clock)
     if keep is None:

@@ -3,7 +3,6 @@ keystroke is lost, the editor stays connected, and the renamed file gets every c
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -17,6 +16,7 @@ from websockets.asyncio.client import connect
 from bench.yjs_client import WebSocketChannel
 from quire.services.app import AppServices
 from quire.services.live.document import CONTENT
+from tests.support.ytext import until
 from tests.web.conftest import AUTH
 from tests.web.live_server import live_server
 
@@ -28,24 +28,6 @@ RENAME_AT = 100
 typing while the request runs."""
 AFTER_RENAME = 200
 """The keystrokes from this one on are typed after the rename was answered."""
-
-
-async def until(ydoc: Doc[Text], condition: Callable[[str], bool]) -> None:
-    """Wait until the text of ``ydoc`` satisfies ``condition`` (checked after each update)."""
-    updated = anyio.Event()
-
-    def on_update(_event: object) -> None:
-        updated.set()
-
-    text = ydoc.get(CONTENT, type=Text)
-    subscription = ydoc.observe(on_update)
-    try:
-        with anyio.fail_after(30):
-            while not condition(str(text)):
-                await updated.wait()
-                updated = anyio.Event()
-    finally:
-        ydoc.unobserve(subscription)
 
 
 async def test_a_rename_while_a_browser_types_loses_no_keystroke(
@@ -82,7 +64,9 @@ async def test_a_rename_while_a_browser_types_loses_no_keystroke(
                     await anyio.lowlevel.checkpoint()
 
             async def rename() -> None:
-                await until(live.ydoc, lambda now: len(now) >= len("# Draft\n") + RENAME_AT)
+                await until(
+                    live.ydoc, lambda now: len(now) >= len("# Draft\n") + RENAME_AT, seconds=30
+                )
                 answer = await client.post(
                     "/api/files/move", json={"path": str(note), "to": str(renamed)}, headers=AUTH
                 )
@@ -95,7 +79,7 @@ async def test_a_rename_while_a_browser_types_loses_no_keystroke(
                 group.start_soon(type_keys)
             assert moved.is_set()
             everything = "# Draft\n" + typed
-            await until(live.ydoc, lambda now: now == everything)
+            await until(live.ydoc, lambda now: now == everything, seconds=30)
             assert str(text) == everything
             assert websocket.close_code is None  # the editor was never dropped
 

@@ -3,7 +3,7 @@ at once, awareness between editors, unknown documents, bad messages, and restart
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import SimpleNamespace
@@ -33,6 +33,7 @@ from quire.services.events import EventBus
 from quire.services.live.document import CONTENT, LiveDocument
 from quire.services.live.documents import LiveDocuments
 from quire.web import sync
+from tests.support.ytext import until
 
 pytestmark = pytest.mark.anyio
 
@@ -97,24 +98,6 @@ async def editor(url: str, doc: Doc[Text] | None = None) -> AsyncIterator[Doc[Te
         with anyio.fail_after(10):
             await provider.synced.wait()
         yield ydoc
-
-
-async def until(ydoc: Doc[Text], condition: Callable[[str], bool]) -> None:
-    """Wait until the text of ``ydoc`` satisfies ``condition`` (checked after each update)."""
-    updated = anyio.Event()
-
-    def on_update(_event: object) -> None:
-        updated.set()
-
-    text = ydoc.get(CONTENT, type=Text)
-    subscription = ydoc.observe(on_update)
-    try:
-        with anyio.fail_after(20):
-            while not condition(str(text)):
-                await updated.wait()
-                updated = anyio.Event()
-    finally:
-        ydoc.unobserve(subscription)
 
 
 def read(path: Path) -> str:
