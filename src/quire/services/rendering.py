@@ -75,3 +75,8 @@ async def render_texts(texts: Sequence[str]) -> list[Rendered]:
             argument="texts",
         )
     return await anyio.to_thread.run_sync(lambda: [render(text) for text in texts])
+
+
+def render_whole(text: str, remote_images: bool = False) -> Rendered:
+    """``text`` rendered whole, off no loop (benchmarks and exports call it in a thread)."""
+    return remembered(text, remote_images)
