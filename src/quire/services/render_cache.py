@@ -14,8 +14,15 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from quire.markdown.blocks import Split, normalize, parse_block, resplit, split
-from quire.markdown.blocks import common_prefix, common_suffix
+from quire.markdown.blocks import (
+    Split,
+    common_prefix,
+    common_suffix,
+    normalize,
+    parse_block,
+    resplit,
+    split,
+)
 from quire.markdown.render import (
     Fragment,
     Rendered,

@@ -26,9 +26,9 @@ __all__ = [
     "Rendered",
     "render_blocks",
     "render_document",
-    "render_whole",
     "render_text",
     "render_texts",
+    "render_whole",
 ]
 
 MAX_TEXTS = 1000
