@@ -10,6 +10,10 @@ from collections.abc import Callable
 from functools import partial
 
 from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 
 from bench.corpus import UNIQUE_MARKER, generate
 from bench.timing import best_of, print_table, progress
@@ -18,6 +22,8 @@ from quire.markdown.metadata import export_metadata
 from quire.markdown.render import render
 from quire.markdown.tasks import extract_tasks
 from quire.markdown.text import export_text
+from quire.services import rendering
+from quire.services.render_cache import BlockCache
 
 SIZES = (("1 MB", 1_000_000, 3), ("16 MiB", 16 * 1024 * 1024, 1))
 
@@ -28,6 +34,57 @@ OPERATIONS: tuple[tuple[str, Callable[[str], object], float | None], ...] = (
     ("render", render, None),
     ("find/replace", lambda doc: replace_unique(doc, UNIQUE_MARKER, "Replaced."), 0.2),
 )
+
+
+RENDER_TARGET = 1.5
+"""A whole render of 1 MB against markdown-it-py's bare parse plus Pygments (issue 15)."""
+
+
+def parse_and_highlight(parser: MarkdownIt, document: str) -> None:
+    """The floor of a render: markdown-it-py's bare parse, then Pygments on every fence."""
+    formatter = HtmlFormatter(nowrap=True)
+    for token in parser.parse(document):
+        if token.type != "fence" or not token.info:
+            continue
+        try:
+            lexer = get_lexer_by_name(token.info.split()[0], stripnl=False)
+        except ClassNotFound:
+            continue
+        highlight(token.content, lexer, formatter)
+
+
+def _edited(document: str, number: int) -> str:
+    return document.replace(UNIQUE_MARKER, f"{UNIQUE_MARKER} Edit {number}.")
+
+
+def render_rows() -> list[list[str]]:
+    """A whole render of 1 MB (a text never rendered before) and the re-render after an edit
+    of one block (the edited text's neighbour rendered just before), against the floor."""
+    bare = MarkdownIt()
+    document = generate(1_000_000)
+    progress("1 MB: bare parse + Pygments (baseline)")
+    floor = best_of(partial(parse_and_highlight, bare, document), 3)
+
+    def whole() -> None:
+        BlockCache().render(document)
+
+    progress("1 MB: whole render with nothing remembered")
+    cold = best_of(whole, 3)
+    edits = iter(range(1_000_000))
+    rendering.render_whole(document)
+
+    def edit() -> None:
+        rendering.render_whole(_edited(document, next(edits)))
+
+    progress("1 MB: render after an edit of one block")
+    warm = best_of(edit, 5)
+    verdict = "met" if cold / floor <= RENDER_TARGET else "MISSED"
+    return [
+        ["bare parse + Pygments (baseline)", f"{floor:.2f} s", "1.00", "", ""],
+        ["render, whole (nothing remembered)", f"{cold:.2f} s", f"{cold / floor:.2f}",
+         f"≤ {RENDER_TARGET}", verdict],
+        ["render after a one-block edit", f"{warm * 1000:.0f} ms", f"{warm / floor:.3f}", "", ""],
+    ]  # fmt: skip
 
 
 def run() -> None:
@@ -61,4 +118,9 @@ def run() -> None:
         "Markdown library: time as a ratio to markdown-it-py's bare parse",
         ["operation", *(label for label, _, _ in SIZES), "target", "result"],
         rows,
+    )
+    print_table(
+        "Render of 1 MB: time as a ratio to markdown-it-py's bare parse + Pygments",
+        ["operation", "time", "ratio", "target", "result"],
+        render_rows(),
     )

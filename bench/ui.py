@@ -36,6 +36,8 @@ WARM_UP = 20
 EDITS = 200
 BIG_RUNS = 5
 BIG_BYTES = 1024 * 1024
+BIG_WARM_UP = 3
+BIG_EDITS = 12
 _NO_PLAYWRIGHT = "Playwright for Python is not installed (pip install playwright)."
 _NO_CHROMIUM = "apt-get install chromium; never let Playwright download a browser"
 
@@ -143,6 +145,8 @@ class Figures:
     complete: dict[str, list[float]] = field(default_factory=dict)
     big_baseline: dict[str, list[float]] = field(default_factory=dict)
     chunks: dict[str, list[str]] = field(default_factory=dict)
+    big_edit_api: list[float] = field(default_factory=list)
+    big_visible: list[float] = field(default_factory=list)
 
 
 def gzipped_kb(names: list[str]) -> float:
@@ -211,6 +215,22 @@ async def _edits(run: _Run, figures: Figures, view: str) -> None:
     figures.visible[view] = [visible for _, visible in timed]
 
 
+async def _big_edits(run: _Run, figures: Figures) -> None:
+    """Agent edits of a 1 MB document open in Read view: each swaps a marker in one block."""
+    page = run.page
+    await page.evaluate(_OPEN_ONLY, str(run.workspace / "big-live.md"))
+    await page.locator("[data-view-button=read]").click()
+    await page.locator(".doc-body [data-view=read]").wait_for()
+    run.edits = 0
+    await page.locator(".doc-body", has_text=MARKERS[0]).wait_for(timeout=120_000)
+    progress(f"agent edit → visible in Read, 1 MB: {BIG_WARM_UP} warm-up, {BIG_EDITS} timed")
+    await _samples(BIG_WARM_UP, run.edit_until_visible)
+    timed = await _samples(BIG_EDITS, run.edit_until_visible)
+    figures.big_edit_api = [api for api, _ in timed]
+    figures.big_visible = [visible for _, visible in timed]
+    await page.evaluate(_CLOSE_ALL)
+
+
 async def _big(run: _Run, figures: Figures, view: str) -> None:
     progress(f"first render of a 1 MB document in {view} view: {BIG_RUNS} documents")
     painted, complete = [], []
@@ -246,6 +266,9 @@ def _workspace(root: Path) -> Path:
     for name, text in (("plain.md", PLAIN), ("math.md", MATH), ("diagram.md", DIAGRAM)):
         (workspace / name).write_text(text, encoding="utf-8")
     big = generate(BIG_BYTES)
+    middle = big.index("## Section 600\n")
+    live = f"{big[:middle]}The {MARKERS[0]} is swapped by every timed edit.\n\n{big[middle:]}"
+    (workspace / "big-live.md").write_text(live, encoding="utf-8")
     for kind in ("read", "edit", "base"):
         for number in range(BIG_RUNS):
             # Each text differs, so no render is the server's remembered one.
@@ -285,6 +308,7 @@ async def measure(root: Path) -> Figures:
             await _edits(run, figures, view)
         # With no tab left, the only view that renders next is the one being timed.
         await page.evaluate(_CLOSE_ALL)
+        await _big_edits(run, figures)
         for view in ("read", "edit"):
             await _big(run, figures, view)
         await _baselines(run, figures)
@@ -321,6 +345,24 @@ def latency_rows(figures: Figures) -> list[list[str]]:
                 f"{percentile(visible, 0.5) / api:.2f}x the API round trip",
             ]
         )
+    big_api = percentile(figures.big_edit_api, 0.5)
+    big_visible = percentile(figures.big_visible, 0.5)
+    rows.append(
+        [
+            "API edit round trip (1 MB, page open in Read)",
+            _ms(big_api),
+            _ms(percentile(figures.big_edit_api, 0.95)),
+            "1.00 (baseline)",
+        ]
+    )
+    rows.append(
+        [
+            "agent edit → visible in Read view, 1 MB",
+            _ms(big_visible),
+            _ms(percentile(figures.big_visible, 0.95)),
+            f"{big_visible / big_api:.2f}x the API round trip (target ≤ 5x)",
+        ]
+    )
     for view, baseline_name in (("read", "GET render (whole 1 MB)"), ("edit", "GET current")):
         baseline = percentile(figures.big_baseline[view], 0.5)
         rows.append([f"{baseline_name} (baseline)", _ms(baseline), "", "1.00 (baseline)"])

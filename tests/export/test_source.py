@@ -38,3 +38,13 @@ def test_the_fence_lines_are_those_of_the_diagrams_left_to_draw(tmp_path: Path) 
     on = source_from_text(tmp_path / "r.md", TEXT, remote_images=True)
     assert on.html.count('<pre class="mermaid">') == 2
     assert on.mermaid_lines == (5, 10)
+
+
+def test_exports_render_through_the_block_cache_to_the_same_html(tmp_path: Path) -> None:
+    from quire.services import rendering
+
+    text = "# Title\n\n- [ ] task\n\n```python\nx = 1\n```\n\n![a](https://example.com/a.png)\n"
+    path = tmp_path / "doc.md"
+    cached = source_from_text(path, text, renderer=rendering.render_whole)
+    assert cached == source_from_text(path, text)
+    assert rendering.BLOCKS.view(text).rendered.html == cached.html

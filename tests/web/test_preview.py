@@ -109,9 +109,9 @@ async def test_rendering_the_same_text_again_is_remembered(
     doc_id = await open_doc(client, doc)
     url = f"/api/documents/render?docId={doc_id}"
     first = (await client.get(url, headers=AUTH)).json()
-    hits = rendering.remembered.cache_info().hits
+    view = rendering.BLOCKS.view(await current(client))
     assert (await client.get(url, headers=AUTH)).json() == first
-    assert rendering.remembered.cache_info().hits == hits + 1
+    assert rendering.BLOCKS.view(await current(client)) is view
     edit = {"find": "# Title", "replace": "# Retitled"}
     assert (await client.post("/api/documents/edit", json=edit, headers=AUTH)).status_code == 200
     assert "Retitled" in (await client.get(url, headers=AUTH)).json()["html"]
@@ -358,3 +358,57 @@ async def test_a_head_request_for_an_open_link_opens_nothing(
     assert response.status_code == 303
     window = (await client.get("/api/window", headers=AUTH)).json()
     assert window["tabs"] == []
+
+
+SECTIONS = "".join(f"## Part {number}\n\nText of part {number}.\n\n" for number in range(40))
+
+
+async def test_an_edit_to_one_block_sends_only_that_block(
+    ui_app: Starlette, client: httpx.AsyncClient, settings: Settings
+) -> None:
+    path = settings.workspaces[0].resolve() / "long.md"
+    path.write_text(SECTIONS, encoding="utf-8")
+    doc_id = await open_doc(client, path)
+    url = f"/api/documents/blocks?docId={doc_id}"
+    first = (await client.get(url, headers=AUTH)).json()
+    assert "base" not in first
+    assert first["total"] == len(first["blocks"]) == 80
+    assert (
+        "".join(block["html"] for block in first["blocks"])
+        == (
+            (await client.get(f"/api/documents/render?docId={doc_id}", headers=AUTH)).json()["html"]
+        )
+    )
+    edit = {"find": "Text of part 7.", "replace": "Text of part seven."}
+    assert (await client.post("/api/documents/edit", json=edit, headers=AUTH)).status_code == 200
+    second = (await client.get(f"{url}&since={first['version']}", headers=AUTH)).json()
+    assert second["base"] == first["version"]
+    assert (second["start"], second["deleteCount"], second["total"]) == (15, 1, 80)
+    assert [block["html"] for block in second["blocks"]] == ["<p>Text of part seven.</p>\n"]
+    unchanged = (await client.get(f"{url}&since={second['version']}", headers=AUTH)).json()
+    assert (unchanged["deleteCount"], unchanged["blocks"]) == (0, [])
+
+
+@pytest.mark.parametrize("since", ["", "XYZ", "0123456789abcdeg", "0123456789abcdef0"])
+async def test_a_since_that_is_no_version_is_refused(
+    ui_app: Starlette, client: httpx.AsyncClient, doc: Path, since: str
+) -> None:
+    doc_id = await open_doc(client, doc)
+    response = await client.get(
+        f"/api/documents/blocks?docId={doc_id}&since={quote(since)}", headers=AUTH
+    )
+    assert response.status_code == 400
+    assert "since" in response.text
+
+
+async def test_a_version_the_server_forgot_gets_every_block(
+    ui_app: Starlette, client: httpx.AsyncClient, doc: Path
+) -> None:
+    doc_id = await open_doc(client, doc)
+    answer = (
+        await client.get(f"/api/documents/blocks?docId={doc_id}&since={'0' * 16}", headers=AUTH)
+    ).json()
+    assert "base" not in answer
+    assert answer["start"] == answer["deleteCount"] == 0
+    assert answer["has_mermaid"] and answer["has_math"]
+    assert len(answer["blocks"]) == answer["total"]

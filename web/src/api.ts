@@ -14,6 +14,7 @@ export type TabInfo = Schemas["Tab"];
 export type WindowInfo = Schemas["Window"];
 export type RecentDocument = Schemas["RecentDocument"];
 export type Rendered = Schemas["RenderedDocument"];
+export type RenderedBlocks = Schemas["RenderedBlocks"];
 export type Review = Schemas["ReviewRecord"];
 export type SearchMode = Schemas["SearchPage"]["mode"];
 /** One file that matches a search (or a title that fits quick open's query); each match in
@@ -135,6 +136,11 @@ export const api = {
   /** The Read view's HTML; `head` asks for a long document's beginning first (`partial`). */
   render: (docId: string, head = false) =>
     get<Rendered>(`/api/documents/render?docId=${q(docId)}${head ? "&part=head" : ""}`),
+  /** The Read view by block: only the blocks changed since `since` (a version answered before). */
+  blocks: (docId: string, head = false, since?: string) =>
+    get<RenderedBlocks>(
+      `/api/documents/blocks?docId=${q(docId)}${head ? "&part=head" : ""}${since ? `&since=${q(since)}` : ""}`,
+    ),
   documentState: (docId: string) =>
     get<{ docId: string; path: string; dirty: boolean; conflict: { mine: string; disk: string } | null }>(
       `/api/documents/state?docId=${q(docId)}`,

@@ -196,6 +196,32 @@ class RenderedDocument(Rendered):
     partial: bool
 
 
+class RenderedBlock(Answer):
+    """One unit of the Read view: HTML the browser puts in place on its own (one block, or a
+    run of blocks raw HTML holds together); `id` is a digest of `html`."""
+
+    id: str
+    html: str
+
+
+class RenderedBlocks(Answer):
+    """The Read view by block: the units that turn version `base` (the `since` asked for)
+    into `version`. Drop `deleteCount` units at index `start` of `base`'s and put `blocks`
+    there; without `base` (a version the server no longer knows, or none asked), `blocks`
+    are every unit. `total` is how many units `version` has."""
+
+    version: str
+    base: str | None = omitted_when_none()
+    start: int
+    delete_count: int
+    blocks: list[RenderedBlock]
+    total: int
+    has_math: bool = Field(alias="has_math")
+    has_mermaid: bool = Field(alias="has_mermaid")
+    dirty: bool
+    partial: bool
+
+
 class Conflict(Answer):
     """The live text (`mine`) and the file's text on disk (`disk`) that differ."""
 

@@ -28,7 +28,7 @@ from quire.export.browser import INSTALL_HINT, Browser, find_browser
 from quire.export.page import build_page
 from quire.export.pool import Pages
 from quire.export.resources import Resources
-from quire.export.source import Source, read_source
+from quire.export.source import Renderer, Source, read_source
 from quire.export.targets import check_output, publish
 from quire.fs.folders import AllowedFolders
 
@@ -41,7 +41,14 @@ NO_BROWSER_HTML = (
 class Exporter:
     """Exports documents; one per process, so repeated PDFs share one warm browser."""
 
-    def __init__(self, *, browser: Path | None = None, idle_seconds: float = 60.0) -> None:
+    def __init__(
+        self,
+        *,
+        browser: Path | None = None,
+        idle_seconds: float = 60.0,
+        renderer: Renderer | None = None,
+    ) -> None:
+        self._renderer = renderer
         self._configured = browser
         self._idle_seconds = idle_seconds
         self._browser: Browser | None = None
@@ -65,6 +72,11 @@ class Exporter:
             self._pages = Pages(browser)
         return self._pages
 
+    def _read(self, source: Path, folders: AllowedFolders, remote_images: bool) -> Source:
+        if self._renderer is None:
+            return read_source(source, folders, remote_images=remote_images)
+        return read_source(source, folders, remote_images=remote_images, renderer=self._renderer)
+
     async def export(
         self,
         source: Path,
@@ -82,9 +94,7 @@ class Exporter:
         pages = self.pages()
         if format == "pdf" and pages is not None:
             pages.prepare()  # the browser starts while the document is read and rendered
-        document = await anyio.to_thread.run_sync(
-            lambda: read_source(source, folders, remote_images=remote_images)
-        )
+        document = await anyio.to_thread.run_sync(self._read, source, folders, remote_images)
         target = await anyio.to_thread.run_sync(
             lambda: check_output(
                 document.path, output, format=format, allowed=folders, overwrite=overwrite

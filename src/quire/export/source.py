@@ -8,6 +8,7 @@ at most 16 MiB, UTF-8); the HTML is ``quire.markdown.render``'s, never its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from html import unescape
@@ -19,7 +20,16 @@ from quire.fs.documents import read_document
 from quire.fs.folders import AllowedFolders
 from quire.markdown.parser import build_parser, strip_bom
 from quire.markdown.remote_images import diagram_fetch
-from quire.markdown.render import render
+from quire.markdown.render import Rendered, render
+
+Renderer = Callable[[str, bool], Rendered]
+"""Markdown text and whether remote images load, to the renderer's output: ``render`` itself,
+or the server's block cache in front of it (the same HTML)."""
+
+
+def _render(text: str, remote_images: bool) -> Rendered:
+    return render(text, remote_images=remote_images)
+
 
 _TITLE = re.compile(r"<h1[^>]*>(.*?)</h1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
@@ -41,21 +51,29 @@ class Source:
     title: str
 
 
-def read_source(path: Path, allowed: AllowedFolders, *, remote_images: bool = False) -> Source:
+def read_source(
+    path: Path,
+    allowed: AllowedFolders,
+    *,
+    remote_images: bool = False,
+    renderer: Renderer = _render,
+) -> Source:
     """Check ``path`` against the allowed folders and the document rule, read and render it
     (remote images as placeholders unless ``remote_images``).
 
     Raises PathRefused, FileMissing, FileTooLarge, NotUtf8 or StorageFailed from ``quire.fs``.
     """
     found, text = read_document(allowed, path)
-    return source_from_text(found.path, text, remote_images=remote_images)
+    return source_from_text(found.path, text, remote_images=remote_images, renderer=renderer)
 
 
-def source_from_text(path: Path, text: str, *, remote_images: bool = False) -> Source:
+def source_from_text(
+    path: Path, text: str, *, remote_images: bool = False, renderer: Renderer = _render
+) -> Source:
     """A Source for ``text`` as if read from ``path`` (the live buffer of an open document);
     remote images are placeholders with no address a browser would fetch unless
     ``remote_images``."""
-    rendered = render(text, remote_images=remote_images)
+    rendered = renderer(text, remote_images)
     return Source(
         path=path,
         text=strip_bom(text),

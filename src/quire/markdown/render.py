@@ -66,6 +66,9 @@ _HAS_MERMAID = "quire_has_mermaid"
 _SLUGS = "quire_slugs"
 _RAW_NESTING = "quire_raw_nesting"
 _REMOTE_IMAGES = "quire_remote_images"
+_SLUG_LOG = "quire_slug_log"
+_HAS_RAW = "quire_has_raw"
+_HAS_TASKS = "quire_has_tasks"
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,32 @@ def _unique_slug(env: EnvType, slug: str) -> str:
         seen[slug] += 1
         result = f"{slug}-{seen[slug]}"
     seen[result] = 0
+    log: list[tuple[str, str]] | None = env.get(_SLUG_LOG)
+    if log is not None:
+        log.append((slug, result))
     return result
+
+
+def claim_slugs(seen: dict[str, int], slugs: Sequence[tuple[str, str]]) -> bool:
+    """Take the ids ``slugs`` (each a slug and the id a render gave it) in ``seen`` as a render
+    there would, when each would get that same id; else leave ``seen`` as it was."""
+    undo: list[tuple[str, int | None]] = []
+    for slug, wanted in slugs:
+        result = slug
+        while result in seen:
+            undo.append((slug, seen[slug]))
+            seen[slug] += 1
+            result = f"{slug}-{seen[slug]}"
+        undo.append((result, seen.get(result)))
+        seen[result] = 0
+        if result != wanted:
+            for key, value in reversed(undo):
+                if value is None:
+                    del seen[key]
+                else:
+                    seen[key] = value
+            return False
+    return True
 
 
 def _keeps_name(target: str) -> bool:
@@ -154,6 +182,7 @@ def _list_item_open(
     html = self.renderToken(tokens, idx, options, env)
     if "checked" not in token.meta:
         return html
+    env[_HAS_TASKS] = True
     line = token.map[0] + 1 if token.map else 0
     checked = ' checked=""' if token.meta["checked"] else ""
     return (
@@ -247,6 +276,7 @@ def _image_embed(target: str, alias: str | None) -> str:
 def _raw_html(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
+    env[_HAS_RAW] = True
     nesting: RawHtmlNesting = env.setdefault(_RAW_NESTING, RawHtmlNesting())
     return nesting.bound(escape_disallowed_raw_html(tokens[idx].content))
 
@@ -287,6 +317,12 @@ def _markdown() -> MarkdownIt:
     return md
 
 
+def prepared(source: str) -> str:
+    """``source`` as the renderer reads it: no BOM, lone surrogates as U+FFFD."""
+    # A lone surrogate (JSON allows "\ud800") is no text nh3 can take: show U+FFFD instead.
+    return _SURROGATE.sub("\ufffd", strip_bom(source))
+
+
 def render(source: str, *, remote_images: bool = False) -> Rendered:
     """Render Markdown to sanitised HTML (a leading BOM ignored; the same input, same bytes).
 
@@ -302,8 +338,7 @@ def render(source: str, *, remote_images: bool = False) -> Rendered:
             "decode the file as UTF-8 first.",
             argument="source",
         )
-    # A lone surrogate (JSON allows "\ud800") is no text nh3 can take: show U+FFFD instead.
-    text = _SURROGATE.sub("\ufffd", strip_bom(source))
+    text = prepared(source)
     env: EnvType = {_REMOTE_IMAGES: remote_images}
     # The whole output, not each raw fragment: a raw <details> or <div> often wraps
     # Markdown between its tags. A hidden front matter block leaves a leading line break.
@@ -317,6 +352,56 @@ def render(source: str, *, remote_images: bool = False) -> Rendered:
         has_math=bool(env.get(_HAS_MATH)),
         has_mermaid=bool(env.get(_HAS_MERMAID)),
     )
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One block's HTML before sanitising, and what it took from and gave to its document:
+    the heading ids it asked for (``slugs``: the slug, then the id it got), whether it holds
+    math, a diagram or raw HTML, and the line it starts on when its task boxes name lines."""
+
+    html: str
+    slugs: tuple[tuple[str, str], ...]
+    has_math: bool
+    has_mermaid: bool
+    has_raw: bool
+    line: int | None
+
+
+def render_fragment(
+    tokens: Sequence[Token],
+    *,
+    seen: dict[str, int],
+    line: int,
+    remote_images: bool,
+    nesting: RawHtmlNesting | None = None,
+) -> Fragment:
+    """The HTML of one block's ``tokens`` (starting on ``line``), as the whole render writes
+    it there: ``seen`` holds the heading ids taken before it and gains its own; ``nesting``
+    carries raw HTML open in blocks before it (a fresh one when None)."""
+    md = _markdown()
+    env: EnvType = {_REMOTE_IMAGES: remote_images, _SLUGS: seen, _SLUG_LOG: []}
+    if nesting is not None:
+        env[_RAW_NESTING] = nesting
+    html = md.renderer.render(tokens, md.options, env)
+    return Fragment(
+        html=html,
+        slugs=tuple(env[_SLUG_LOG]),
+        has_math=bool(env.get(_HAS_MATH)),
+        has_mermaid=bool(env.get(_HAS_MERMAID)),
+        has_raw=bool(env.get(_HAS_RAW)),
+        line=line if env.get(_HAS_TASKS) else None,
+    )
+
+
+def finish_fragment(html: str, *, remote_images: bool) -> Rendered:
+    """Rendered HTML of one or more blocks' fragments joined: sanitised, remote images moved
+    aside unless ``remote_images``. Math and Mermaid flags are the caller's to set."""
+    clean = sanitize(html)
+    moved: tuple[str, ...] = ()
+    if not remote_images:
+        clean, moved = move_aside(clean)
+    return Rendered(html=clean, has_math=False, has_mermaid=False, remote_images=moved)
 
 
 def render_html(source: str, *, remote_images: bool = False) -> str:

@@ -156,6 +156,34 @@ class RawHtmlNesting:
     def _pop(self) -> None:
         self._open[self._stack.pop()] -= 1
 
+    def is_empty(self) -> bool:
+        """Whether no raw element is open."""
+        return not self._stack
+
+
+_MARKUP = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)|<[!?]")
+
+
+def nests_plainly(html: str, stack: list[str]) -> bool:
+    """Whether the tags of ``html`` nest exactly (each end tag closes the innermost open
+    element), given the elements ``stack`` holds open before it; ``stack`` is left holding
+    those open after it. False, and ``stack`` undefined, for a stray or misnested end tag, a
+    tag outside the allow-list, a comment or a declaration: HTML whose parse can reach past
+    its end, so it cannot be sanitised apart from what follows."""
+    for match in _MARKUP.finditer(html):
+        if match.group(2) is None:
+            return False
+        name = match.group(2).lower()
+        if name in _VOID:
+            continue
+        if name not in TAGS:
+            return False
+        if not match.group(1):
+            stack.append(name)
+        elif not stack or stack.pop() != name:
+            return False
+    return True
+
 
 def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:
     if attribute != "href" and attribute != "src":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from quire.api.exports import EngineStatus, ExportFormat, ExportResult, ExportTheme, Paper
 from quire.export.exporter import Exporter
+from quire.services import rendering
 
 __all__ = ["ExportService"]
 
@@ -21,8 +22,11 @@ class ExportService:
 
     def __init__(self, *, browser: Path | None = None, idle_seconds: float = 60.0) -> None:
         """``browser``: the ``export.browser`` setting (None: look for one on this machine);
-        the browser closes ``idle_seconds`` after the last export."""
-        self._exporter = Exporter(browser=browser, idle_seconds=idle_seconds)
+        the browser closes ``idle_seconds`` after the last export. Documents render through
+        the Read view's block cache, so exporting an open document reuses its blocks."""
+        self._exporter = Exporter(
+            browser=browser, idle_seconds=idle_seconds, renderer=rendering.render_whole
+        )
 
     async def export(
         self,

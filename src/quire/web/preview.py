@@ -17,6 +17,8 @@ from quire.api.documents import (
     Conflict,
     ConflictResolved,
     DocumentState,
+    RenderedBlock,
+    RenderedBlocks,
     RenderedDocument,
     ResolveConflictBody,
     TaskToggled,
@@ -61,6 +63,53 @@ async def _live(request: Request, doc_id: str) -> LiveDocument:
     return live
 
 
+def _head(part: str | None) -> bool:
+    if part not in (None, "head"):
+        raise InvalidArgument(
+            f"`part` must be head (or left out for the whole document), got {part!r}.",
+            argument="part",
+        )
+    return part == "head"
+
+
+_VERSION = re.compile(r"[0-9a-f]{16}")
+
+
+async def rendered_blocks(request: Request) -> Response:
+    """The Read view of the open document `docId` by block: `{version, base, start,
+    deleteCount, blocks: [{id, html}], total, has_math, has_mermaid, dirty, partial}`. With
+    `since` (a `version` this route answered before), only the units that changed since then
+    are sent, as one splice of that version's units; without it, or when the server no longer
+    knows that version, `base` is left out and `blocks` are every unit. Each unit re-renders
+    only when its source changed. `part=head` as for `/api/documents/render`."""
+    values = query_args(request, ("docId", "part", "since"))
+    head = _head(values.get("part"))
+    since = values.get("since")
+    if since is not None and not _VERSION.fullmatch(since):
+        raise InvalidArgument(
+            f"`since` must be a `version` this route answered (16 hex digits), got {since!r}.",
+            argument="since",
+        )
+    live = await _live(request, _doc_id(values.get("docId")))
+    remote = services_of(request).settings.loads_remote_images(live.path)
+    found = await rendering.render_blocks(live.text(), since=since, head=head, remote_images=remote)
+    view, splice = found.view, found.splice
+    return answer(
+        RenderedBlocks(
+            version=view.version,
+            base=splice.base,
+            start=splice.start,
+            delete_count=splice.delete_count,
+            blocks=[RenderedBlock(id=unit.id, html=unit.html) for unit in splice.units],
+            total=len(view.units),
+            has_math=view.rendered.has_math,
+            has_mermaid=view.rendered.has_mermaid,
+            dirty=live.is_dirty,
+            partial=found.partial,
+        )
+    )
+
+
 async def rendered_document(request: Request) -> Response:
     """The Read view of the open document `docId`: `{html, has_math, has_mermaid, dirty,
     partial}`, rendered from its live text (unsaved edits included) by the same renderer as
@@ -69,15 +118,10 @@ async def rendered_document(request: Request) -> Response:
     to a heading past its first 32 KB; `partial: true`), so the view shows it at once; a short
     document is rendered whole either way."""
     values = query_args(request, ("docId", "part"))
-    part = values.get("part")
-    if part not in (None, "head"):
-        raise InvalidArgument(
-            f"`part` must be head (or left out for the whole document), got {part!r}.",
-            argument="part",
-        )
+    head = _head(values.get("part"))
     live = await _live(request, _doc_id(values.get("docId")))
     remote = services_of(request).settings.loads_remote_images(live.path)
-    view = await rendering.render_document(live.text(), head=part == "head", remote_images=remote)
+    view = await rendering.render_document(live.text(), head=head, remote_images=remote)
     return answer(
         RenderedDocument(
             html=view.rendered.html,
@@ -185,6 +229,7 @@ async def open_link(request: Request) -> Response:
 
 routes: list[BaseRoute] = [
     Route("/api/documents/render", rendered_document, methods=["GET"]),
+    Route("/api/documents/blocks", rendered_blocks, methods=["GET"]),
     Route("/api/documents/state", document_state, methods=["GET"]),
     Route("/api/documents/toggle-task", toggle_task_box, methods=["POST"]),
     Route("/api/documents/resolve-conflict", resolve_conflict, methods=["POST"]),

@@ -4,7 +4,7 @@
 
 import { useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
-import { api, type Rendered, type TabInfo } from "../api";
+import { api, type RenderedBlocks, type TabInfo } from "../api";
 import { liveDocument } from "../collab";
 import { metrics } from "../metrics";
 import { filesApi } from "../files/filesApi";
@@ -14,47 +14,71 @@ import { agentEdits, markDirty, openPath, pendingLines, toast, toggleTask, windo
 import { clickPlaceholder, preparePlaceholders } from "../render/remoteImages";
 import { Backlinks } from "./Backlinks";
 
-const sources = new WeakMap<Node, string>();
 const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 const FLASH_MS = 2600;
-/** Rendered HTML longer than this lays out only the blocks near the screen (see document.css). */
-const LONG_HTML = 150_000;
+/** Documents of more blocks than this lay out only the blocks near the screen (see document.css). */
+const LONG_BLOCKS = 300;
 
-function keyOf(node: Node): string {
-  const known = sources.get(node);
-  if (known !== undefined) return known;
-  return node instanceof Element ? node.outerHTML : (node.textContent ?? "");
+/** One unit of the server's rendering in the page: its id and the nodes its HTML made. */
+interface Unit {
+  id: string;
+  nodes: Node[];
 }
 
-/** Replace the children of `container` that differ from `html`; returns the new elements. */
-function morph(container: HTMLElement, html: string, path: string): Element[] {
+/** Parse the HTML of `blocks` in one go (a comment, which sanitised HTML never holds, starts
+ * each), as units of nodes not yet in the page. */
+function parseUnits(blocks: RenderedBlocks["blocks"], path: string): Unit[] {
   const template = document.createElement("template");
-  template.innerHTML = html;
+  template.innerHTML = blocks.map((block) => `<!--q-->${block.html}`).join("");
   localPictures(template.content, path);
-  const fresh = [...template.content.childNodes].filter(
-    (node) => node.nodeType !== Node.TEXT_NODE || (node.textContent ?? "").trim() !== "",
-  );
-  const freshKeys = fresh.map(keyOf);
-  const old = [...container.childNodes];
+  const units: Unit[] = [];
+  for (const node of [...template.content.childNodes]) {
+    if (node.nodeType === Node.COMMENT_NODE) {
+      units.push({ id: blocks[units.length]!.id, nodes: [] });
+      template.content.removeChild(node);
+    } else {
+      units[units.length - 1]?.nodes.push(node);
+    }
+  }
+  return units;
+}
+
+/** Replace `count` units at `start` of `units` (and their nodes in `container`) with
+ * `fresh`; returns the elements put in. Units before and after keep their nodes. */
+function spliceUnits(container: HTMLElement, units: Unit[], start: number, count: number, fresh: Unit[]): Element[] {
+  const removed = units.splice(start, count, ...fresh);
+  for (const unit of removed) for (const node of unit.nodes) node.parentNode?.removeChild(node);
+  const after = units.slice(start + fresh.length).find((unit) => unit.nodes.length > 0);
+  const anchor = after?.nodes[0] ?? null;
+  const inserted: Element[] = [];
+  for (const unit of fresh) {
+    for (const node of unit.nodes) {
+      container.insertBefore(node, anchor);
+      if (node instanceof Element) inserted.push(node);
+    }
+  }
+  return inserted;
+}
+
+/** Bring `units` to the server's answer: its splice when it is based on the version shown,
+ * else every unit, keeping the ones at the start and end whose ids did not change. */
+function applyBlocks(container: HTMLElement, units: Unit[], answer: RenderedBlocks, shown: string | null, path: string): Element[] {
+  if (answer.base != null && answer.base === shown) {
+    return spliceUnits(container, units, answer.start, answer.deleteCount, parseUnits(answer.blocks, path));
+  }
+  const ids = answer.blocks.map((block) => block.id);
   let head = 0;
-  while (head < old.length && head < fresh.length && keyOf(old[head]!) === freshKeys[head]) head++;
+  while (head < units.length && head < ids.length && units[head]!.id === ids[head]) head++;
   let tail = 0;
   while (
-    tail < old.length - head &&
-    tail < fresh.length - head &&
-    keyOf(old[old.length - 1 - tail]!) === freshKeys[fresh.length - 1 - tail]
+    tail < units.length - head &&
+    tail < ids.length - head &&
+    units[units.length - 1 - tail]!.id === ids[ids.length - 1 - tail]
   ) {
     tail++;
   }
-  const anchor = old[old.length - tail] ?? null;
-  for (const node of old.slice(head, old.length - tail)) node.remove();
-  const inserted: Element[] = [];
-  fresh.slice(head, fresh.length - tail).forEach((node, index) => {
-    sources.set(node, freshKeys[head + index]!);
-    container.insertBefore(node, anchor);
-    if (node instanceof Element) inserted.push(node);
-  });
-  return inserted;
+  const fresh = parseUnits(answer.blocks.slice(head, ids.length - tail), path);
+  return spliceUnits(container, units, head, units.length - head - tail, fresh);
 }
 
 /** Point the pictures a note names by a relative path (`assets/a.png`) at the file download of
@@ -84,7 +108,11 @@ function prepare(nodes: Element[]): void {
   }
 }
 
-async function finish(container: HTMLElement, rendered: Rendered, redraw = false): Promise<void> {
+async function finish(
+  container: HTMLElement,
+  rendered: { has_math: boolean; has_mermaid: boolean },
+  redraw = false,
+): Promise<void> {
   const scroller = container.closest(".read-scroller");
   const jobs: Promise<void>[] = [];
   if (rendered.has_math && container.querySelector(".math:not([data-typeset]):not([data-queued])")) {
@@ -160,7 +188,10 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
     let again = false;
     let timer: number | undefined;
     let first = true;
-    let latest: Rendered | null = null;
+    let latest: RenderedBlocks | null = null;
+    /** The units shown, in order, and the version they are. */
+    const units: Unit[] = [];
+    let shown: string | null = null;
     let lastInserted: { nodes: Element[]; at: number } | null = null;
     let flashedEdit = agentEdits.peek()[tab.docId]?.at ?? 0;
     const started = performance.now();
@@ -179,14 +210,16 @@ export function ReadView({ tab, presenting }: { tab: TabInfo; presenting: boolea
       busy = true;
       try {
         // A long document's beginning comes first, so the view shows at once; the rest follows.
-        const rendered = await api.render(tab.docId, first);
+        // Only the blocks changed since the version shown come back; the others stay put.
+        const rendered = await api.blocks(tab.docId, first, shown ?? undefined);
         if (cancelled || !content.current) return;
         latest = rendered;
         if (typeof rendered.dirty === "boolean") markDirty(tab.docId, rendered.dirty);
-        content.current.classList.toggle("is-long", rendered.partial === true || rendered.html.length > LONG_HTML);
+        content.current.classList.toggle("is-long", rendered.partial === true || rendered.total > LONG_BLOCKS);
         // The tab's path now: a rename or move changes it under the same document.
         const path = windowState.peek().tabs.find((open) => open.docId === tab.docId)?.path ?? tab.path;
-        const inserted = morph(content.current, rendered.html, path);
+        const inserted = applyBlocks(content.current, units, rendered, shown, path);
+        shown = rendered.version;
         prepare(inserted);
         preparePlaceholders(inserted, tab.docId);
         state.value = "ready";
