@@ -48,6 +48,19 @@ def canonical_username(raw: str) -> str:
     return name
 
 
+def canonical_group_name(raw: str) -> str:
+    """An access group's name, by the characters and length rules of a username (reserved
+    names are allowed); InvalidArgument (argument ``group``) otherwise."""
+    name = raw.strip().lower()
+    if not name or len(name) > USERNAME_MAX or not name.isascii() or not _USERNAME.match(name):
+        raise InvalidArgument(
+            f"The group name {raw!r} is not one: use 1 to {USERNAME_MAX} of a-z, 0-9, '.', '_' "
+            "and '-', starting with a letter or digit.",
+            argument="group",
+        )
+    return name
+
+
 def _bad_username(why: str) -> InvalidArgument:
     return InvalidArgument(f"The username {why}. Pick another username.", argument="username")
 
