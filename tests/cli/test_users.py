@@ -74,7 +74,9 @@ def test_passwd_disable_enable_and_delete(state: Path) -> None:
     assert run(state, "enable", "carol").exit_code == 0
     last = run(state, "disable", "root1")
     assert last.exit_code == 1 and "last enabled superadmin" in last.output
-    assert run(state, "delete", "carol", stdin="n\n").exit_code == 1
+    unconfirmed = run(state, "delete", "carol", stdin="y\n")
+    assert unconfirmed.exit_code == 1
+    assert "pass --yes" in unconfirmed.output
     assert run(state, "delete", "carol", "--yes").exit_code == 0
     missing = run(state, "passwd", "carol", "--password-stdin", stdin=PASSWORD)
     assert missing.exit_code == 1

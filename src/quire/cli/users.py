@@ -67,9 +67,18 @@ def _where(command: Callable[..., None]) -> Callable[..., None]:
 def _run(where: Where, work: Callable[[Database], Awaitable[T]]) -> T:
     flags: dict[str, object | None] = {"state_dir": where.state_dir, "db_url": where.db_url}
     settings = load_settings(flags=flags, environ=os.environ, home=Path.home(), cwd=Path.cwd())
+    try:
+        url = settings.database_url
+        url.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(
+            "The database's location is not UTF-8 text, so it cannot be opened. Pass "
+            "--state-dir with a folder whose path is UTF-8, or --db with another URL.",
+            argument="state_dir",
+        ) from None
 
     async def main() -> T:
-        db = await open_database(settings.database_url)
+        db = await open_database(url)
         try:
             return await work(db)
         finally:
@@ -239,8 +248,15 @@ def enable_command(username: str, state_dir: str | None, db_url: str | None) -> 
 @reports_errors
 def delete_command(username: str, yes: bool, state_dir: str | None, db_url: str | None) -> None:
     """Delete USERNAME with its tokens, sessions, group memberships and grants."""
-    if not yes and not click.confirm(f"Delete the account {username!r}?", default=False):
-        raise click.Abort
+    if not yes:
+        if not sys.stdin.isatty():
+            raise InvalidArgument(
+                f"Nothing was deleted: pass --yes to delete {username!r} without a terminal "
+                "to confirm on.",
+                argument="yes",
+            )
+        if not click.confirm(f"Delete the account {username!r}?", default=False):
+            raise InvalidArgument("Nothing was deleted.", argument="yes")
     _run(
         Where(state_dir, db_url),
         lambda db: Accounts(db, Passwords(), clock=_now_ms).delete(username),
