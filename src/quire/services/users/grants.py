@@ -186,7 +186,7 @@ async def _group(session: AsyncSession, group: str) -> int:
 def _no_grant(who: str, workspace: str, prefix: str) -> InvalidArgument:
     where = f"{workspace}/{prefix}" if prefix else f"the whole workspace {workspace!r}"
     return InvalidArgument(
-        f"{who!r} has no grant of its own on {where}. `quire user list --grants` shows the "
+        f"{who!r} has no grant of its own on {where}. `quire user list` shows the "
         "grants there are.",
         argument="prefix",
     )
