@@ -18,6 +18,8 @@ from quire.db.models import Base
 
 TABLES = {"users", "windows", "tabs", "recents", "buffers", "buffer_updates", "reviews"}
 TABLES |= {"chat_cursors", "chat_sessions", "chat_pins", "approvals", "notices"}
+TABLES |= {"accounts", "api_tokens", "browser_sessions", "login_failures", "access_groups"}
+TABLES |= {"group_members", "grants"}
 
 
 def _differences(connection: Connection) -> list[Any]:

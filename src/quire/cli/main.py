@@ -52,6 +52,7 @@ COMMANDS = {
     "tasks": "quire.cli.documents:tasks_command",
     "text": "quire.cli.documents:text_command",
     "trash": "quire.cli.files:trash_command",
+    "user": "quire.cli.users:user_group",
 }
 """Each command's name and where it lives, as ``module:attribute``."""
 

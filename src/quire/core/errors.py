@@ -24,6 +24,9 @@ server answered from its name, and ``with_message`` copies one with a new messag
     ├── ApprovalNotFound     an approval id names no approval request the caller can see
     ├── ApprovalRefused      an approval cannot take that action (decided, another input, full)
     ├── BrowserLoginNeeded   only the person's browser login may do this, never an API token
+    ├── AccountNotFound      (multi mode) no account has that username
+    ├── SignInRefused        (multi mode) wrong username or password, or a disabled account
+    ├── SignInLocked         (multi mode) too many failed sign-ins; ``retry_after_s`` says when
     ├── AgentNotDetected     an agent's program is not on this machine, so it cannot be connected
     ├── EngineMissing        no export engine for the format is installed (chromium, pandoc)
     ├── ExportFailed         an export engine ran and failed (it crashed, or timed out)
@@ -164,6 +167,26 @@ class ApprovalRefused(QuireError):
 class BrowserLoginNeeded(QuireError):
     """The action needs the person's browser login (session cookie): an API token, even the
     owner's, is refused, since a token in an agent's hands must never approve its own request."""
+
+
+class AccountNotFound(QuireError):
+    """No account has the username given; nothing was changed."""
+
+
+class SignInRefused(QuireError):
+    """A sign-in failed: the message is the same for an unknown username, a wrong password and
+    a disabled account, so it tells nothing about which accounts exist."""
+
+
+class SignInLocked(QuireError):
+    """Too many failed sign-ins for that username or from that address; nothing was checked.
+    ``retry_after_s`` is how long until a sign-in may be tried again."""
+
+    details = ("retry_after_s",)
+
+    def __init__(self, message: str, *, retry_after_s: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class AgentNotDetected(QuireError):

@@ -258,3 +258,127 @@ class Notice(Base):
     message: Mapped[str] = mapped_column(Text)
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
     expires_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+# Multi mode: accounts and what they may reach. An account's id is its row in users (a random
+# id, never the username), so a deleted account's leftovers keyed by user id (reviews,
+# approvals) are never inherited by a new account of the same name.
+USERNAME = 32
+TOKEN_ID = 12
+NAME = 64
+
+
+class Account(Base):
+    """A person who signs in (multi mode): username, argon2id hash, role, disabled flag.
+
+    password_hash is None until a password is set; such an account cannot sign in.
+    """
+
+    __tablename__ = "accounts"
+    __table_args__ = (
+        CheckConstraint("role IN ('superadmin', 'admin', 'collaborator')", name="role"),
+    )
+
+    user_id: Mapped[str] = mapped_column(
+        String(USER_ID), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    username: Mapped[str] = mapped_column(String(USERNAME), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(Text)
+    role: Mapped[str] = mapped_column(String(WORD))
+    disabled: Mapped[bool] = mapped_column(Boolean(create_constraint=False))
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    password_changed_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class ApiToken(Base):
+    """An account's API token: only the SHA-256 digest of the token is kept."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[str] = mapped_column(String(TOKEN_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(
+        String(USER_ID), ForeignKey("accounts.user_id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(NAME))
+    token_hash: Mapped[str] = mapped_column(String(HASH))
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    expires_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+    last_used_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+    revoked_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class BrowserSession(Base):
+    """A signed-in browser: the SHA-256 digest of its cookie's session id is the key."""
+
+    __tablename__ = "browser_sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(HASH), primary_key=True)
+    user_id: Mapped[str] = mapped_column(
+        String(USER_ID), ForeignKey("accounts.user_id", ondelete="CASCADE"), index=True
+    )
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    last_seen_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class LoginFailure(Base):
+    """A failed sign-in: the username tried (canonical, existing or not) and the client
+    address key, for the lockout rules."""
+
+    __tablename__ = "login_failures"
+    __table_args__ = (Index(None, "username", "at_ms"), Index(None, "address", "at_ms"))
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(NAME))
+    address: Mapped[str] = mapped_column(String(NAME))
+    at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class AccessGroup(Base):
+    """A named set of accounts that grants can be given to."""
+
+    __tablename__ = "access_groups"
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(NAME), unique=True)
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class GroupMember(Base):
+    """An account's membership of an access group."""
+
+    __tablename__ = "group_members"
+
+    group_id: Mapped[int] = mapped_column(
+        AutoId, ForeignKey("access_groups.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(
+        String(USER_ID),
+        ForeignKey("accounts.user_id", ondelete="CASCADE"),
+        primary_key=True,
+        index=True,
+    )
+
+
+class Grant(Base):
+    """Read or write access to a workspace, or to a path prefix in it ('' is the whole
+    workspace; segments joined by '/', NFC), for exactly one account or one group."""
+
+    __tablename__ = "grants"
+    __table_args__ = (
+        CheckConstraint("access IN ('read', 'write')", name="access"),
+        CheckConstraint("(user_id IS NULL) <> (group_id IS NULL)", name="one_subject"),
+        Index(None, "user_id"),
+        Index(None, "group_id"),
+    )
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    user_id: Mapped[str | None] = mapped_column(
+        String(USER_ID), ForeignKey("accounts.user_id", ondelete="CASCADE")
+    )
+    group_id: Mapped[int | None] = mapped_column(
+        AutoId, ForeignKey("access_groups.id", ondelete="CASCADE")
+    )
+    workspace: Mapped[str] = mapped_column(Text)
+    prefix: Mapped[str] = mapped_column(Text)
+    access: Mapped[str] = mapped_column(String(WORD))
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)

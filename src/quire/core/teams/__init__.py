@@ -1,0 +1,1 @@
+"""Rules of multi mode (accounts, passwords, grants, lockout): pure values and functions."""
