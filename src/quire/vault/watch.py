@@ -36,6 +36,9 @@ ChangeKind = Literal["changed", "deleted"]
 STEP_MS = 50
 """How long a folder must stay quiet before its changes are reported."""
 
+BURST = 100
+"""A batch past this many changes is a burst: it waits two quiet steps before it is reported."""
+
 TICK_MS = 1
 """How often a watcher made with ``tick_ms=TICK_MS`` looks for new changes, so its quiet step
 is measured from the last change to within about a tick. By default a watcher looks once a
@@ -354,7 +357,10 @@ class _Batches:
             if not pending:
                 first = at
             pending |= raw
-            due = min(last + self._step_s, first + self._debounce_ms / 1000)
+            # A burst (a checkout, an untar) pauses longer on a busy machine: past BURST
+            # changes the quiet step doubles, as long as watchfiles' grid made it at most.
+            step = self._step_s * (2 if len(pending) > BURST else 1)
+            due = min(last + step, first + self._debounce_ms / 1000)
 
     def _queued(self) -> tuple[_Raw, float] | None:
         chunk, self._carry = self._carry, None

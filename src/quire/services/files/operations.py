@@ -135,6 +135,9 @@ class FileService:
         plan = await self._links.plan(path, to) if update_links else None
         with nullcontext() if self._chats is None else self._chats.moving():
             moved = await anyio.to_thread.run_sync(ops.move_entry, self._folders, path, to)
+            # At once: the watcher reports the new name a quiet step after the rename, maybe
+            # before the documents, chats and windows below have followed it.
+            self.recent.note(moved.source, moved.target)
             if self._chats is not None:
                 await self._chats.moved(user, moved.source, moved.target)
         if self._reviews is not None:
@@ -179,6 +182,7 @@ class FileService:
         entry = await anyio.to_thread.run_sync(
             lambda: trash.trash_entry(self._folders, workspace, path, now_ms=self._clock())
         )
+        self.recent.note(entry.original)  # before the awaits below (see ``move``)
         await self._documents.forget(entry.original)
         if self._chats is not None:
             await self._chats.deleted(user, entry.original)
