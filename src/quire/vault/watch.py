@@ -47,6 +47,10 @@ far fewer wake-ups (a 1 ms tick costs a loop about 2% of a core while idle)."""
 
 _IDLE_TIMEOUT_MS = 5000
 
+_EPOLL_ROUNDING_S = 0.0005
+"""asyncio's epoll selector rounds a timeout up to a whole millisecond (so a timer fires up to
+1 ms late): the quiet step's timer is set half of that early, to end on time on average."""
+
 DEBOUNCE_MS = 1600
 """The longest changes are gathered before they are reported, however busy the folder is."""
 
@@ -341,7 +345,8 @@ class _Batches:
             chunk = self._queued()
             if chunk is None:
                 try:
-                    with anyio.move_on_after(due - time.monotonic() if pending else math.inf):
+                    wait = due - time.monotonic() - _EPOLL_ROUNDING_S if pending else math.inf
+                    with anyio.move_on_after(wait):
                         chunk = await self._receive.receive()
                 except anyio.EndOfStream:
                     return pending or None
