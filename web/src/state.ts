@@ -132,9 +132,15 @@ export async function refreshWindow(): Promise<void> {
   }
 }
 
-export async function refreshFiles(): Promise<void> {
+/** List the workspaces' files again; `arriving` sees the new list just before it is shown (in
+ * the same update, so nothing renders in between). */
+export async function refreshFiles(arriving?: (entries: FileEntry[]) => void): Promise<void> {
   try {
-    files.value = await api.files();
+    const entries = await api.files();
+    batch(() => {
+      arriving?.(entries);
+      files.value = entries;
+    });
   } catch (error) {
     reportError(error);
   } finally {

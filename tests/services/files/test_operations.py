@@ -13,6 +13,7 @@ from quire.core.errors import FileMissing, InvalidArgument, NameTaken, PathRefus
 from quire.core.views import OWNER
 from quire.db.engine import Database
 from quire.services.files import FileService
+from tests.support.disk import snapshot
 from tests.support.world import World, open_world
 
 pytestmark = pytest.mark.anyio
@@ -254,7 +255,7 @@ async def test_the_adversarial_table_is_refused_and_changes_nothing(world: World
     table = _table(ws)
     assert len(table) == 31
     operation, source, target, error = table[row]
-    before = _snapshot(ws.parent)
+    before = snapshot(ws.parent)
     source_path, target_path = _place(ws, source), _place(ws, target)
     with pytest.raises(error):
         match operation:
@@ -268,7 +269,7 @@ async def test_the_adversarial_table_is_refused_and_changes_nothing(world: World
                 await files.create_folder(OWNER, target_path)
             case _:
                 await files.create_note(OWNER, target_path)
-    assert _snapshot(ws.parent) == before
+    assert snapshot(ws.parent) == before
 
 
 def _more(ws: Path) -> list[tuple[str, str, str, type[QuireError]]]:
@@ -316,7 +317,7 @@ async def test_the_other_operations_refuse_the_adversarial_names_and_change_noth
     table = _more(ws)
     assert len(table) == 23
     operation, first, second, error = table[row]
-    before = _snapshot(ws.parent)
+    before = snapshot(ws.parent)
     path = _place(ws, first)
     with pytest.raises(error):
         match operation:
@@ -330,7 +331,7 @@ async def test_the_other_operations_refuse_the_adversarial_names_and_change_noth
                 await files.create_note(OWNER, path, template=_place(ws, second))
             case _:
                 await files.restore(OWNER, trashed.trash_id, to=path)
-    assert _snapshot(ws.parent) == before
+    assert snapshot(ws.parent) == before
 
 
 async def test_a_case_only_rename_works(world: World) -> None:
@@ -372,18 +373,3 @@ async def test_a_file_created_meanwhile_at_the_destination_is_never_replaced(
 def _place(ws: Path, name: str) -> Path:
     """``name`` below the workspace (``..`` taken lexically), or itself when absolute."""
     return Path(os.path.normpath(ws / name))
-
-
-def _snapshot(root: Path) -> dict[str, bytes | str]:
-    found: dict[str, bytes | str] = {}
-    for folder, dirs, names in os.walk(root):
-        for name in dirs + names:
-            full = Path(folder) / name
-            key = str(full.relative_to(root))
-            if full.is_symlink():
-                found[key] = "link:" + str(full.readlink())
-            elif full.is_file():
-                found[key] = full.read_bytes()
-            else:
-                found[key] = "dir"
-    return found

@@ -112,3 +112,26 @@ async def test_a_burst_is_one_rescan_and_rescans_are_spaced(tmp_path: Path) -> N
         received += await drain(ann)
     kinds = [(e.data.rescan, len(e.data.changes)) for e in received if isinstance(e, TreeEvent)]
     assert kinds == [(True, 0), (True, 0), (False, 1)]
+
+
+async def test_a_burst_in_many_smaller_batches_turns_into_rescans_once_past_the_limit(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    bus = EventBus()
+    feed = TreeFeed(Workspaces([tmp_path]), bus, RecentPaths(clock), clock=clock)
+    part = RESCAN_AT // 3 + 1
+    received: list[Event] = []
+    async with bus.subscribe("ann") as ann, feed:
+        for index in range(8):  # a checkout that pauses longer than the quiet step, often
+            batch = [created(tmp_path / f"b{index}" / f"n{i}.md") for i in range(part)]
+            await feed.watched(batch)
+            clock.now += 0.1
+        received += await drain(ann)
+        clock.now += RESCAN_QUIET_S
+        with anyio.fail_after(RESCAN_QUIET_S + 1):
+            async for event in ann:
+                received.append(event)
+                break
+    kinds = [(e.data.rescan, len(e.data.changes)) for e in received if isinstance(e, TreeEvent)]
+    assert kinds == [(False, part), (False, part), (True, 0), (True, 0)]

@@ -199,14 +199,46 @@ function flush(): void {
   if (rescanned.length) {
     // Too much changed to name: the listing is the truth again, and a folder known only from
     // events may be gone.
+    const before = folderPaths(files.peek(), knownFolders.peek());
     knownFolders.value = new Set([...knownFolders.peek()].filter((path) => !rescanned.some((root) => isUnder(path, root))));
-    void refreshFiles();
+    void refreshFiles((entries) => foldNewFolders(entries, before));
     return;
   }
   const patch = new Patch();
   for (const data of batchOf) for (const change of data.changes) patch.apply(change, data.workspace);
   patch.commit();
   if (patch.unlisted) void refreshFiles();
+}
+
+/** Every folder holding one of `entries` (each folder above it too), and the `known` ones. */
+function folderPaths(entries: readonly FileEntry[], known: ReadonlySet<string>): Set<string> {
+  const found = new Set(known);
+  for (const entry of entries) {
+    let path = entry.workspace;
+    for (const part of entry.relPath.split("/").slice(0, -1)) {
+      path = `${path}/${part}`;
+      found.add(path);
+    }
+  }
+  return found;
+}
+
+/** A rescan (a checkout, an untar: too much to name) may bring thousands of notes: the folders
+ * it brought start folded, so the tree grows by a row per new folder, never by thousands of rows
+ * at once (which froze the tab for seconds). */
+function foldNewFolders(entries: readonly FileEntry[], before: ReadonlySet<string>): void {
+  const fresh = new Set<string>();
+  for (const entry of entries) {
+    let path = entry.workspace;
+    for (const part of entry.relPath.split("/").slice(0, -1)) {
+      path = `${path}/${part}`;
+      if (!before.has(path)) {
+        fresh.add(path);
+        break;
+      }
+    }
+  }
+  if (fresh.size) storeCollapsed(new Set([...collapsed.peek(), ...fresh]));
 }
 
 /** The window's event channel calls this with every event: `tree` events patch the tree. */

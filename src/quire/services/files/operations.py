@@ -33,7 +33,7 @@ from quire.api.files import (
     TreeData,
     Uploaded,
 )
-from quire.core.errors import FileMissing, InvalidArgument, PathRefused
+from quire.core.errors import EditRefused, FileMissing, InvalidArgument, PathRefused
 from quire.core.views import document_id
 from quire.fs.documents import read_document, write_document
 from quire.fs.names import note_file_name
@@ -50,6 +50,9 @@ from quire.vault import archive, trash
 from quire.vault import files as ops
 from quire.vault.archive import Download
 from quire.vault.workspaces import Workspaces
+
+_APPEND_TRIES = 3
+"""How often an append reads a note again that another program changed meanwhile."""
 
 MAX_UPLOAD_BYTES = 16 * 1024 * 1024
 """The most one upload may hold (the request body limit)."""
@@ -132,6 +135,9 @@ class FileService:
         plan = await self._links.plan(path, to) if update_links else None
         with nullcontext() if self._chats is None else self._chats.moving():
             moved = await anyio.to_thread.run_sync(ops.move_entry, self._folders, path, to)
+            # At once: the watcher reports the new name a quiet step after the rename, maybe
+            # before the documents, chats and windows below have followed it.
+            self.recent.note(moved.source, moved.target)
             if self._chats is not None:
                 await self._chats.moved(user, moved.source, moved.target)
         if self._reviews is not None:
@@ -169,10 +175,14 @@ class FileService:
 
     async def delete(self, user: str, path: Path) -> Deleted:
         """Move ``path`` to its workspace's trash; its open documents close, their tabs too."""
-        workspace = self._workspace(path, "delete")
+        # The workspace holding the name itself: a symlink is trashed as the link, wherever
+        # it points (in another workspace, or outside every one).
+        holder = path if path in self._workspaces.folders else path.parent
+        workspace = self._workspace(holder, "delete", shown=path)
         entry = await anyio.to_thread.run_sync(
             lambda: trash.trash_entry(self._folders, workspace, path, now_ms=self._clock())
         )
+        self.recent.note(entry.original)  # before the awaits below (see ``move``)
         await self._documents.forget(entry.original)
         if self._chats is not None:
             await self._chats.deleted(user, entry.original)
@@ -242,11 +252,21 @@ class FileService:
             return Appended(path=str(live.path), live=True)
 
         def run() -> Path:
-            found, text = read_document(self._folders, real)
-            written = write_document(
-                self._folders, found.path, _joined(text, content), folder=found.folder
+            # Another program may save the note between the read and the write: its text is
+            # read again rather than written over (the window left is the write's own rename).
+            for _attempt in range(_APPEND_TRIES):
+                seen = _stamp(real)
+                found, text = read_document(self._folders, real)
+                if _stamp(found.path) != seen:
+                    continue
+                written = write_document(
+                    self._folders, found.path, _joined(text, content), folder=found.folder
+                )
+                return written.path
+            raise EditRefused(
+                f"Could not append to '{path}': another program kept changing it. Try again "
+                "once it has stopped writing."
             )
-            return written.path
 
         written = await anyio.to_thread.run_sync(run)
         self.recent.note_saved(written)
@@ -289,11 +309,12 @@ class FileService:
             f"No trash entry has the id '{entry_id}'. Run `quire trash list` for the ids."
         )
 
-    def _workspace(self, path: Path, verb: str) -> Path:
+    def _workspace(self, path: Path, verb: str, *, shown: Path | None = None) -> Path:
         workspace = self._workspaces.workspace_of(path)
         if workspace is None:
             raise PathRefused(
-                f"Refusing to {verb} '{path}': it is not inside a workspace this server serves."
+                f"Refusing to {verb} '{shown or path}': it is not inside a workspace this "
+                "server serves."
             )
         return workspace
 
@@ -328,6 +349,15 @@ def picture_link(picture: Path, note: Path) -> str:
     relative = os.path.relpath(picture, note.parent).replace(os.sep, "/")
     target = f"<{relative}>" if " " in relative else relative
     return f"![{picture.stem}]({target})"
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells a changed file: its inode, size and modification time (None: unreadable)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def _joined(text: str, addition: str) -> str:

@@ -1,20 +1,22 @@
 """The live file tree: the watcher's changes in the workspaces, made ``tree`` events for
 every user's windows.
 
-Turns each batch of the workspace watcher (``quire.vault.watch``, reported within ~50 ms of a
-quiet folder, at most 1.6 s into a busy one) into one ``TreeEvent`` per workspace: names that
-appeared (``created``) and names that went (``deleted``); a rename by another program is the
-two. Hidden names (a dot in any part, so ``.quire/`` and ``.git/`` too) are left out, and so
-are the paths Quire itself just changed (``RecentPaths``: the file service published those
-already). A batch naming more than ``RESCAN_AT`` paths in a workspace (a checkout) becomes one
+Turns each batch of the workspace watcher (``quire.vault.watch``, reported a quiet step of
+~50 ms after its last change, at most 1.6 s into a busy folder) into one ``TreeEvent`` per
+workspace: names that appeared (``created``) and names that went (``deleted``); a rename by
+another program is the two. Hidden names (a dot in any part, so ``.quire/`` and ``.git/`` too)
+are left out, and so are the paths Quire itself just changed (``RecentPaths``: the file
+service published those already). Once more than ``RESCAN_AT`` paths changed in a workspace
+within ``RESCAN_QUIET_S`` (a checkout, in one batch or in many), its batch becomes one
 ``rescan`` event; a second one within ``RESCAN_QUIET_S`` of the last is held back and sent
-once the workspace is quiet, so a long burst is never a storm. A file whose content changed
-under the same name is no tree change.
+then, so a long burst is never a storm. A file whose content changed under the same name is
+no tree change.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -30,7 +32,8 @@ from quire.vault.watch import FileChange
 from quire.vault.workspaces import Workspaces
 
 RESCAN_AT = 500
-"""More changed paths than this in one workspace in one batch: one ``rescan`` event instead."""
+"""More changed paths than this in one workspace within ``RESCAN_QUIET_S``: a ``rescan`` event
+instead of the batch that went past it (and of the ones after it, while that lasts)."""
 
 RESCAN_QUIET_S = 2.0
 """A rescan is sent at most this often per workspace; one held back goes after this long."""
@@ -91,6 +94,7 @@ class TreeFeed:
         self._own = own
         self._clock = clock
         self._last_rescan: dict[Path, float] = {}
+        self._counts: dict[Path, deque[tuple[float, int]]] = {}
         self._held: set[Path] = set()
         self._group: TaskGroup | None = None
 
@@ -113,11 +117,21 @@ class TreeFeed:
     async def watched(self, changes: list[FileChange]) -> None:
         """Publish one batch of the watcher's changes (the search service's listener)."""
         for workspace, found in self.changes_by_workspace(changes).items():
-            if len(found) > RESCAN_AT:
+            if self._count(workspace, len(found)) > RESCAN_AT:
                 self._rescan(workspace)
             elif found and workspace not in self._held:
                 data = TreeData(workspace=str(workspace), changes=tuple(found), rescan=False)
                 self._bus.publish_all(TreeEvent(data=data))
+
+    def _count(self, workspace: Path, changed: int) -> int:
+        """The paths changed in ``workspace`` over the last ``RESCAN_QUIET_S``, these too: a
+        checkout on a busy machine pauses often and comes as many smaller batches."""
+        now = self._clock()
+        counts = self._counts.setdefault(workspace, deque())
+        while counts and now - counts[0][0] >= RESCAN_QUIET_S:
+            counts.popleft()
+        counts.append((now, changed))
+        return sum(count for _, count in counts)
 
     def changes_by_workspace(self, changes: Sequence[FileChange]) -> dict[Path, list[TreeChange]]:
         """The tree changes in ``changes``, by workspace (hidden and Quire's own left out)."""

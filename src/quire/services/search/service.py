@@ -33,7 +33,7 @@ from quire.search.queries import Found, Query
 from quire.services.search.cursors import Cursors
 from quire.services.search.indexer import Indexer, Progress
 from quire.services.search.queries import checked_query, served_folder
-from quire.vault.watch import FileChange, FolderWatcher, OnChanges
+from quire.vault.watch import TICK_MS, FileChange, FolderWatcher, OnChanges
 from quire.vault.workspaces import Workspaces
 
 logger = logging.getLogger(__name__)
@@ -88,7 +88,8 @@ class SearchService:
             )
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
-        self._watcher = FolderWatcher(self._on_changes, folders=True)
+        # It feeds the file tree: a file made elsewhere is shown a quiet step after it came.
+        self._watcher = FolderWatcher(self._on_changes, tick_ms=TICK_MS, folders=True)
         await self._watcher.__aenter__()
         for folder in self._workspaces.folders:
             await self._watcher.watch(folder, recursive=True)
