@@ -83,7 +83,10 @@ async def test_closing_the_database_gives_the_held_connection_back(database: Dat
     assert database.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
 
 
-async def test_the_journal_connection_syncs_every_commit_on_sqlite(database: Database) -> None:
+async def test_the_journal_connection_commits_to_the_wal_without_an_fsync_on_sqlite(
+    database: Database,
+) -> None:
+    """The durability the journal's docstring promises: synchronous=NORMAL in WAL mode."""
     if database.backend != "sqlite":
         pytest.skip("PostgreSQL syncs its WAL at commit by default (synchronous_commit=on)")
     await reset(database, "a")
@@ -91,5 +94,23 @@ async def test_the_journal_connection_syncs_every_commit_on_sqlite(database: Dat
     await connection.write([Append("a", [b"a1"], dirty=False, now_ms=NOW)])
     held = connection._connection
     assert held is not None
-    level = (await held.execute(text("PRAGMA synchronous"))).scalar_one()
-    assert level == 2  # FULL
+    assert (await held.execute(text("PRAGMA journal_mode"))).scalar_one() == "wal"
+    assert (await held.execute(text("PRAGMA synchronous"))).scalar_one() == 1  # NORMAL
+
+
+async def test_a_batch_larger_than_one_statement_is_still_one_transaction(
+    database: Database,
+) -> None:
+    await reset(database, "a")
+    many = [f"u{n}".encode() for n in range(700)]
+    connection = AppendConnection(database)
+    with pytest.raises(StorageFailed):
+        await connection.write(
+            [
+                Append("a", many, dirty=True, now_ms=NOW + 1),
+                Append("no-such-buffer", [b"x"], dirty=False, now_ms=NOW + 1),
+            ]
+        )
+    assert await updates_of(database, "a") == (b"s",)
+    await connection.write([Append("a", many, dirty=True, now_ms=NOW + 1)])
+    assert await updates_of(database, "a") == (b"s", *many)

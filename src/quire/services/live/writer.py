@@ -12,8 +12,13 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from quire.core.errors import StorageFailed
 from quire.db.appends import Append, AppendConnection
 from quire.db.engine import Database
+
+_BROKE_OFF = (
+    "Storing the change broke off before the database answered, so it was not applied. Try again."
+)
 
 
 @dataclass(eq=False)
@@ -68,6 +73,9 @@ class JournalWriter:
         try:
             await self._write(batch)
         finally:
+            for waiting in batch:
+                if not waiting.done:  # the write itself broke off: no one may wait forever
+                    _finish(waiting, StorageFailed(_BROKE_OFF))
             if self._queue:
                 self._queue[0].turn.set()
             else:
