@@ -71,8 +71,8 @@ class AppendConnection:
         if not rows and not marks:
             return
         async with self._busy:
-            connection = await self._open()
             try:
+                connection = await self._open()
                 if self._db.backend == "sqlite":
                     await _write_sqlite(connection, rows, marks)
                 else:

@@ -172,3 +172,18 @@ async def test_an_edit_that_cannot_be_stored_is_not_applied_while_others_are(
     assert "The edit was not applied" in errors[0]
     assert "no window was sent it" in errors[0]
     assert replayed(await stored(database, kept)) == "# Log\nnew\n"
+
+
+async def test_a_cancelled_caller_still_has_its_append_stored_or_refused(
+    database: Database,
+) -> None:
+    await reset(database, "a")
+    writer = JournalWriter(database)
+    async with anyio.create_task_group() as group:
+        group.start_soon(writer.append, Append("a", [b"1"], dirty=False, now_ms=NOW))
+        group.start_soon(writer.append, Append("a", [b"2"], dirty=False, now_ms=NOW))
+        await anyio.sleep(0)
+        group.cancel_scope.cancel()  # both are queued or being written: neither is dropped
+    assert await stored(database, "a") == (b"s", b"1", b"2")
+    await writer.append(Append("a", [b"3"], dirty=False, now_ms=NOW))
+    assert await stored(database, "a") == (b"s", b"1", b"2", b"3")
