@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
 import pytest
 from pycrdt import Doc, Text
 
@@ -182,7 +183,7 @@ async def test_a_cancelled_caller_still_has_its_append_stored_or_refused(
     async with anyio.create_task_group() as group:
         group.start_soon(writer.append, Append("a", [b"1"], dirty=False, now_ms=NOW))
         group.start_soon(writer.append, Append("a", [b"2"], dirty=False, now_ms=NOW))
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()  # both start: one writes, one waits in line
         group.cancel_scope.cancel()  # both are queued or being written: neither is dropped
     assert await stored(database, "a") == (b"s", b"1", b"2")
     await writer.append(Append("a", [b"3"], dirty=False, now_ms=NOW))
