@@ -5,6 +5,10 @@ the start rows are bench/mcp_start.py's.
 For the 1 MB document the floor that means something is a no-op tool answering the same
 1 MB (the SDK and the pipe alone spend tens of milliseconds carrying it), so that row is
 judged against it and its ratio to the empty no-op is shown beside it.
+The throughput row runs N agents' edits at once on the open note, straight through the HTTP API
+that ``quire mcp`` calls (N ``quire mcp`` processes would mostly measure process switching on a
+small machine; the API edits only the window's open document, so they share one note). It
+prints edits per second and the latency of one edit.
 A real ``quire serve`` runs in a subprocess on a temp state folder; ``quire mcp`` and the
 no-op server are driven by the SDK's stdio client, one call at a time. Each measured call
 alternates with a no-op call, so both see the same load on a shared machine; every ratio is
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types as types
 
 from bench.mcp_start import run_spawns
@@ -39,6 +44,10 @@ BIG_CALLS = 60
 """Calls per 1 MB row: each takes tens of milliseconds."""
 SIZES = (("1 KB", 1_000), ("1 MB", 1_000_000))
 CLIENT = types.Implementation(name="quire-bench", version="1")
+AGENTS = 16
+"""Edits at once in the throughput rows."""
+AGENT_EDITS = 40
+"""Edits per agent in a throughput row (after a warm-up of a few)."""
 
 
 def _document(size: int) -> str:
@@ -169,6 +178,53 @@ def _rows(floors: list[float], measured: list[Measured]) -> list[list[str]]:
     return rows
 
 
+async def _agents(workspace: Path, state: Path) -> list[list[str]]:
+    """The throughput row: ``AGENTS`` agents editing the open note at once."""
+    found = discover(state)
+    assert isinstance(found, Found)
+    headers = {"Authorization": f"Bearer {found.info.token}"}
+    limits = httpx.Limits(max_connections=AGENTS * 2)
+    shared = [workspace / "agents.md"] * AGENTS
+    async with httpx.AsyncClient(
+        base_url=found.info.url, headers=headers, timeout=120, limits=limits
+    ) as client:
+        return [await _agents_row(client, f"{AGENTS} agents at once, the open note", shared)]
+
+
+async def _agents_row(client: httpx.AsyncClient, label: str, notes: list[Path]) -> list[str]:
+    """Agent n edits ``notes[n]``: a warm-up of 3 edits each, then ``AGENT_EDITS`` timed."""
+    for note in dict.fromkeys(notes):
+        note.write_text("# Log\n", encoding="utf-8")
+        answer = await client.post("/api/documents/open", json={"path": str(note)})
+        answer.raise_for_status()
+    latencies: list[float] = []
+
+    async def agent(n: int, count: int, timed: bool) -> None:
+        for k in range(count):
+            body = {"path": str(notes[n]), "find": "# Log\n", "replace": f"# Log\n{n}-{k}\n"}
+            start = time.perf_counter()
+            answer = await client.post("/api/documents/edit", json=body)
+            answer.raise_for_status()
+            if timed:
+                latencies.append((time.perf_counter() - start) * 1000)
+
+    progress(label)
+    async with anyio.create_task_group() as group:
+        for n in range(len(notes)):
+            group.start_soon(agent, n, 3, False)
+    start = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for n in range(len(notes)):
+            group.start_soon(agent, n, AGENT_EDITS, True)
+    elapsed = time.perf_counter() - start
+    return [
+        label,
+        f"{len(latencies) / elapsed:.0f}",
+        f"{percentile(latencies, 0.5):.2f}",
+        f"{percentile(latencies, 0.95):.2f}",
+    ]
+
+
 def run() -> None:
     """Measure and print the MCP table."""
     with tempfile.TemporaryDirectory() as folder:
@@ -185,6 +241,7 @@ def run() -> None:
         try:
             _wait_for_server(state, server)
             rows = anyio.run(_measure, workspace, env)
+            agent_rows = anyio.run(_agents, workspace, state)
             start_rows = run_spawns(workspace, env)
         finally:
             server.send_signal(signal.SIGTERM)
@@ -208,4 +265,10 @@ def run() -> None:
         "alternately in the same run, and a cold start with no server yet",
         ["start", "p50 ms", "ratio to no-op", "target", "result"],
         start_rows,
+    )
+    print_table(
+        f"edits through the HTTP API, {AGENTS} agents at once ({AGENT_EDITS} edits each): "
+        "throughput and latency of one edit",
+        ["agents", "edits/s", "p50 ms", "p95 ms"],
+        agent_rows,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from quire.db import buffers
+from quire.db.appends import Append, AppendConnection
 from quire.db.engine import Database
 
 pytestmark = pytest.mark.anyio
@@ -25,8 +26,7 @@ async def load(database: Database, doc_id: str) -> buffers.BufferRecord | None:
 
 
 async def append(database: Database, doc_id: str, updates: list[bytes], *, dirty: bool) -> None:
-    async with database.session() as session, session.begin():
-        await buffers.append_updates(session, doc_id, updates, dirty=dirty, now_ms=NOW + 1)
+    await AppendConnection(database).write([Append(doc_id, updates, dirty=dirty, now_ms=NOW + 1)])
 
 
 async def test_a_buffer_is_stored_with_its_snapshot(database: Database) -> None:

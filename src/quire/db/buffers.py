@@ -1,21 +1,18 @@
 """Repo functions for live buffers: the buffer row of an open document and its Yjs updates.
 
 Plain functions over a session; the caller owns the transaction and the order of writes. No
-Yjs and no file access here: updates are opaque bytes, hashes come in computed.
+Yjs and no file access here: updates are opaque bytes, hashes come in computed. Appending
+updates is ``quire.db.appends``'s (batches on a connection of their own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
 
-from sqlalchemy import Table, delete, insert, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.db.models import Buffer, BufferUpdate
-
-_UPDATES = cast(Table, BufferUpdate.__table__)
 
 
 @dataclass(frozen=True)
@@ -83,25 +80,6 @@ async def reset_buffer(
     await session.execute(delete(BufferUpdate).where(BufferUpdate.doc_id == doc_id))
     await session.flush()
     session.add(BufferUpdate(doc_id=doc_id, update=state, created_at_ms=now_ms))
-
-
-async def append_updates(
-    session: AsyncSession, doc_id: str, updates: Sequence[bytes], *, dirty: bool, now_ms: int
-) -> None:
-    """Append ``updates`` (oldest first) to the buffer ``doc_id``; ``dirty`` marks it as holding
-    unsaved edits (it never clears the mark: only a reset does). The buffer row is written only
-    to set the mark, so the common append is a single insert."""
-    if not updates:
-        return
-    # A Core insert on the table: the ORM's bulk path costs more than the write on every edit.
-    await session.execute(
-        insert(_UPDATES),
-        [{"doc_id": doc_id, "update": item, "created_at_ms": now_ms} for item in updates],
-    )
-    if dirty:
-        await session.execute(
-            update(Buffer).where(Buffer.doc_id == doc_id).values(dirty=True, updated_at_ms=now_ms)
-        )
 
 
 async def set_base_hash(session: AsyncSession, doc_id: str, base_hash: str, *, now_ms: int) -> None:

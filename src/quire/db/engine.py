@@ -8,6 +8,7 @@ beside it do).
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,6 +55,7 @@ class Database:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self._closers: list[Callable[[], Awaitable[None]]] = []
 
     @property
     def backend(self) -> Backend:
@@ -69,9 +71,18 @@ class Database:
         """A new session; use it as ``async with db.session() as session:``."""
         return self._sessions()
 
+    def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Await ``closer`` first thing in ``close`` (a holder of a connection gives it back)."""
+        self._closers.append(closer)
+
     async def close(self) -> None:
         """Close every pooled connection; the Database is unusable afterwards."""
-        await self.engine.dispose()
+        closers, self._closers = self._closers, []
+        try:
+            for closer in closers:
+                await closer()
+        finally:
+            await self.engine.dispose()
 
 
 async def open_database(url: str, *, migrate: bool = True) -> Database:

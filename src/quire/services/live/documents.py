@@ -46,6 +46,7 @@ from quire.services.live.outcomes import ContentSet, EditOutcome, PreviewedEdit
 from quire.services.live.previews import EditPreviews
 from quire.services.live.text_changes import TextChange, replacement_changes
 from quire.services.live.versions import ContentVersions
+from quire.services.live.writer import JournalWriter
 from quire.vault.watch import FileChange, FolderWatcher
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,8 @@ class LiveDocuments:
         users: Callable[[], Iterable[str]] = lambda: (OWNER,),
     ) -> None:
         self._db = db
+        self.writer = JournalWriter(db)
+        """The one writer of every open document's journal (a group commit)."""
         self._folders = folders
         self._bus = bus
         self._clock = clock
@@ -152,7 +155,9 @@ class LiveDocuments:
             if live is not None:
                 await self._follow_folder(live)
                 return live
-            live = await load_document(self._db, doc_id, path, self._folders, clock=self._clock)
+            live = await load_document(
+                self._db, self.writer, doc_id, path, self._folders, clock=self._clock
+            )
             self._documents[doc_id] = live
         if self._watcher is not None:
             await self._watcher.watch(path.parent)

@@ -24,6 +24,7 @@ from quire.fs.folders import AllowedFolders
 from quire.services.live.document import DISK, LiveDocument
 from quire.services.live.journal import BufferJournal, text_hash
 from quire.services.live.text_changes import TextChange, text_changes
+from quire.services.live.writer import JournalWriter
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +38,13 @@ async def read_file(folders: AllowedFolders, path: Path) -> tuple[FoundFile, str
 
 
 async def load_document(
-    db: Database, doc_id: str, path: Path, folders: AllowedFolders, *, clock: Callable[[], int]
+    db: Database,
+    writer: JournalWriter,
+    doc_id: str,
+    path: Path,
+    folders: AllowedFolders,
+    *,
+    clock: Callable[[], int],
 ) -> LiveDocument:
     """The live document of ``path`` from its file and its stored buffer, if any.
 
@@ -61,6 +68,7 @@ async def load_document(
             ydoc, record = Doc(), None
     journal = BufferJournal(
         db,
+        writer,
         doc_id,
         str(path),
         base_hash=record.base_hash if record else text_hash(disk),
