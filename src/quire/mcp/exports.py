@@ -26,35 +26,38 @@ NO_SERVER = (
 )
 
 
-async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str]:
-    """The text to export and its path: the file ``path`` names, or the open document's live
-    text. Not remembered as a version the client read: it sees plain text or metadata, not
-    the Markdown a later rewrite would be merged from."""
+async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str, str | None]:
+    """The text to export, its path and, for the open document's live text, its version (None
+    for a file read from disk). Not remembered as a version the client read: it sees plain
+    text or metadata, not the Markdown a later rewrite would be merged from."""
     if "path" in args:
         resolved, text = await env.read(args["path"], "path")
-        return str(resolved), text
+        return str(resolved), text, None
     api = await env.link.running()
     if api is None:
         raise ServerUnreachable(NO_SERVER)
     current = await api.current()
     if current.path is None:
         raise NotOpen(NO_DOCUMENT)
-    return current.path, current.content
+    return current.path, current.content, current.version
 
 
 async def export_text_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
     """Plain text of a document (one page of it when long), with the whole text's word and
     character counts."""
-    path, source = await _source(env, args)
+    path, source, version = await _source(env, args)
     plain = await anyio.to_thread.run_sync(export_text, source)
     page = text_page(plain.text, args)
     keep = kept(args, "limit") | ({"path": path} if "path" in args else {})
-    return paged({**dataclasses.asdict(plain), "path": path}, "text", page, "export_text", keep)
+    result: dict[str, Any] = {**dataclasses.asdict(plain), "path": path}
+    if version is not None:
+        result["version"] = version
+    return paged(result, "text", page, "export_text", keep)
 
 
 async def export_metadata_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
     """Front matter, headings, wikilinks, images and words of a document."""
-    path, source = await _source(env, args)
+    path, source, _version = await _source(env, args)
     metadata = await anyio.to_thread.run_sync(export_metadata, source)
     return {**dataclasses.asdict(metadata), "path": path}
 
@@ -88,7 +91,7 @@ EXPORT_TEXT = ToolSpec(
         "Plain text of a Markdown document (code as written, tables as tab-separated cells, "
         "links as their text), with word_count and char_count (of the whole text). With "
         "path it reads that file (no server needed); without, the open document's live "
-        "text." + PAGED
+        "text and its version." + PAGED
     ),
     input_schema=s.obj({"path": _PATH_OPTIONAL, **PAGE_ARGUMENTS}),
     output_schema=s.out(
@@ -97,6 +100,7 @@ EXPORT_TEXT = ToolSpec(
             "word_count": s.INTEGER,
             "char_count": s.INTEGER,
             "path": s.STRING,
+            "version": s.STRING,
             "more": MORE,
         },
         ["text", "word_count", "char_count", "path"],
