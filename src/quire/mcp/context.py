@@ -81,8 +81,9 @@ class ToolEnv:
 
     services: Services
     session: ServerSession | None = None
-    client: str = "stdio"
-    """Which client connection the call came on (see ``server.client_key``)."""
+    client: str | None = "stdio"
+    """Which client connection the call came on (see ``server.client_key``); None when no
+    connection tells this client from another, so nothing it reads is remembered."""
     stateless: bool = False
     """Whether the call came in the 2026-07-28 per-request envelope, where the server cannot
     send the client a request of its own: roots are asked for with ``input_required``."""
@@ -123,11 +124,13 @@ class ToolEnv:
 
     def remember_version(self, doc_id: str | None, version: str | None) -> None:
         """Note that this call's client has read ``version`` of the document ``doc_id``."""
-        if doc_id is not None and version is not None:
+        if self.client is not None and doc_id is not None and version is not None:
             self.services.read_versions[(self.client, doc_id)] = version
 
     def last_version(self, doc_id: str) -> str | None:
         """The version of ``doc_id`` this call's client last read, if any."""
+        if self.client is None:
+            return None
         return self.services.read_versions.get((self.client, doc_id))
 
     def expand(self, raw: str, argument: str) -> Path:
