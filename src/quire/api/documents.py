@@ -58,6 +58,8 @@ class ApplyBody(StrictBody):
     match_index: int = 0
     save: bool = False
     path: str | None = None
+    base: str | None = None
+    read_versions: dict[str, str] | None = None
 
 
 class ContentBody(StrictBody):
@@ -65,6 +67,10 @@ class ContentBody(StrictBody):
     save: bool = False
     path: str | None = None
     base: str | None = None
+    read_versions: dict[str, str] | None = None
+    """The version the caller last read of each document, by docId: the base of the open
+    document's rewrite when ``base`` is not given (so the caller need not ask which document
+    is open first)."""
 
 
 class SaveBody(StrictBody):
@@ -122,6 +128,7 @@ class ContentSet(Ok):
 
     version: str
     conflicts: tuple[MergeConflict, ...] = ()
+    doc_id: str | None = omitted_when_none()
 
 
 class Replaced(Ok):
@@ -146,7 +153,8 @@ class Candidate(Answer):
 class StreamPreview(Ok):
     """A previewed find/replace (`applied` false), or one applied at once (`applied` true,
     an empty diff, an `editId` that names no preview). `candidates` is null for one
-    match."""
+    match. `version` is the version of the text previewed (an apply's `base`), or of the
+    text after an edit applied at once."""
 
     edit_id: str
     diff: str

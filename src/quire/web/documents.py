@@ -139,6 +139,8 @@ async def stream_edit(request: Request) -> Response:
             candidates=candidates,
             match_count=preview.matchCount,
             applied=False,
+            version=previewed.version,
+            doc_id=opened.doc_id,
         )
     )
 
@@ -146,9 +148,15 @@ async def stream_edit(request: Request) -> Response:
 async def stream_edit_apply(request: Request) -> Response:
     """Apply occurrence `match_index` (0-based, default 0) of a previewed find/replace.
     A given `edit_id` must name a preview of the open document with the same find and
-    replace, not yet applied (409 otherwise). Answers `{ok: true, replaced: 1, matchIndex}`."""
+    replace, not yet applied, made from `base` when one is given (409 otherwise). `base`
+    (a `version` the server gave out; default: the preview's, or without `edit_id` this
+    document's entry in `read_versions`) names the text `match_index` counts in; the edit is
+    merged from it onto the live text. Answers `{ok: true, replaced: 1, matchIndex}`."""
     body = await read_body(request, ApplyBody)
     opened = await _target(request, body.path)
+    base = body.base
+    if base is None and body.edit_id is None and body.read_versions:
+        base = body.read_versions.get(opened.doc_id)
     outcome = await services_of(request).documents.apply_preview(
         opened.doc_id,
         body.edit_id,
@@ -157,6 +165,7 @@ async def stream_edit_apply(request: Request) -> Response:
         body.match_index,
         author=request_author(request),
         save=body.save,
+        base=base,
     )
     return answer(
         AppliedPreview(
@@ -171,15 +180,20 @@ async def stream_edit_apply(request: Request) -> Response:
 async def set_content(request: Request) -> Response:
     """Replace the whole text of the open document (a CRLF document keeps CRLF, a BOM is
     kept), applied as the smallest change. `save: true` also writes the file. With `base`
-    (a `version` the server gave out) the rewrite is merged onto the person's edits since."""
+    (a `version` the server gave out; default: the open document's entry in `read_versions`,
+    the caller's last read of each document by docId) the rewrite is merged onto the
+    person's edits since."""
     body = await read_body(request, ContentBody)
     opened = await _target(request, body.path)
+    base = body.base
+    if base is None and body.read_versions:
+        base = body.read_versions.get(opened.doc_id)
     done = await services_of(request).documents.set_content(
         opened.doc_id,
         body.content,
         author=request_author(request),
         save=body.save,
-        base=body.base,
+        base=base,
     )
     conflicts = tuple(
         MergeConflict(
@@ -190,7 +204,7 @@ async def set_content(request: Request) -> Response:
         )
         for conflict in done.conflicts
     )
-    return answer(ContentSet(version=done.version, conflicts=conflicts))
+    return answer(ContentSet(version=done.version, conflicts=conflicts, doc_id=opened.doc_id))
 
 
 async def save_document(request: Request) -> Response:

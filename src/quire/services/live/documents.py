@@ -8,6 +8,7 @@ reaching ``open`` has passed ``quire.fs`` checks.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack
@@ -18,7 +19,7 @@ from typing import Literal, Self
 import anyio
 
 from quire.api.events import Event
-from quire.core.errors import NotOpen, QuireError, StorageFailed
+from quire.core.errors import EditRefused, NotOpen, QuireError, StorageFailed
 from quire.core.views import OWNER, document_id
 from quire.db import buffers
 from quire.db.engine import Database
@@ -234,13 +235,16 @@ class LiveDocuments:
     async def preview(
         self, doc_id: str, find: str, replace: str, preview_lines: int = 5
     ) -> PreviewedEdit:
-        """Preview a find/replace (see ``edits.preview_edit``) and remember it for an apply."""
+        """Preview a find/replace (see ``edits.preview_edit``) and remember it for an apply,
+        with the version of the text previewed (given out: the base an apply checks)."""
         edits.check_request_size(find, replace)
         live = self._require(doc_id)
         version = live.version
+        text = live.text()
         result = edits.preview_edit(
-            live.text(), find, replace, preview_lines=preview_lines, label=live.path.name
+            text, find, replace, preview_lines=preview_lines, label=live.path.name
         )
+        base = self.versions.give(doc_id, text)
         edit_id = self._previews.remember(
             doc_id=doc_id,
             path=live.path,
@@ -248,8 +252,9 @@ class LiveDocuments:
             replace=replace,
             version=version,
             match_count=result.matchCount,
+            base=base,
         )
-        return PreviewedEdit(edit_id=edit_id, preview=result)
+        return PreviewedEdit(edit_id=edit_id, preview=result, version=base)
 
     async def apply_preview(
         self,
@@ -261,22 +266,46 @@ class LiveDocuments:
         *,
         author: str,
         save: bool = False,
+        base: str | None = None,
     ) -> EditOutcome:
         """Apply occurrence ``match_index`` of a previewed find/replace.
 
         With an ``edit_id`` the preview must exist, be of this document with the same find and
-        replace, not be applied yet, and (when the document changed since) still count as many
-        occurrences; each refusal says to preview again. Without one nothing is checked.
+        replace, not be applied yet, and have been made from ``base`` when one is given; each
+        refusal says to preview again. ``base`` (a version this server gave out; default: the
+        preview's) names the text ``match_index`` counts occurrences in: the replacement is
+        made there and merged onto the live text, so the person's edits since are kept and
+        the occurrence meant is the one replaced even when the person added or removed one
+        before it. When the person changed the lines of that occurrence since, nothing changes
+        (EditRefused naming them). Without an edit_id or a base, the live text's occurrence is
+        replaced, as it is when the preview's text is no longer remembered (then the preview
+        is refused if ``find`` no longer occurs as often as it showed).
         """
         edits.check_request_size(find, replace)
         live = self._require(doc_id)
+        base_text = None if base is None else self.versions.text(doc_id, base)
         async with live.lock:
             remembered = None
             if edit_id is not None:
                 remembered = self._previews.check(
                     edit_id, doc_id=doc_id, path=live.path, find=find, replace=replace
                 )
+                if base is not None:
+                    self._previews.check_base(remembered, base)
+                else:
+                    base_text = self.versions.known(doc_id, remembered.base)
             current = live.text()
+            outcome = None
+            if base_text is not None and base_text != current:
+                outcome = await self._apply_merged(
+                    live, base_text, current, find, replace, match_index, author
+                )
+            if outcome is not None:
+                if edit_id is not None:
+                    self._previews.mark_applied(edit_id)
+                if save:
+                    await self._save_after_edit(live, "The edit was applied", author)
+                return dataclasses.replace(outcome, saved=save)
             if remembered is not None and live.version != remembered.version:
                 count = len(edits.find_spans(current, find))
                 if count:
@@ -288,6 +317,53 @@ class LiveDocuments:
             if edit_id is not None:
                 self._previews.mark_applied(edit_id)
             return await self._after_edit(live, result, match_index, author=author, save=save)
+
+    async def _apply_merged(
+        self,
+        live: LiveDocument,
+        base_text: str,
+        current: str,
+        find: str,
+        replace: str,
+        match_index: int,
+        author: str,
+    ) -> EditOutcome | None:
+        """Replace occurrence ``match_index`` of ``find`` in ``base_text`` and merge that change
+        onto ``current`` (the live text, changed since). When the person changed the same lines
+        since, None if ``find`` occurs in the live text as often as in ``base_text`` (the
+        live occurrence of that index is replaced: the person's characters beside it stay),
+        else refused."""
+        wanted = edits.replace_occurrence(base_text, find, replace, match_index)
+        merged = merge3(base_text, current, wanted.text)
+        if merged.conflicts:
+            count, was = (
+                len(edits.find_spans(current, find)),
+                len(edits.find_spans(base_text, find)),
+            )
+            if count == was:
+                return None
+            first, last = merged.conflicts[0], merged.conflicts[-1]
+            raise EditRefused(
+                f"Not applied: since the text this edit was made from, the person changed "
+                f"lines {first.start_line}-{last.end_line} (where occurrence {match_index} of "
+                f"find lies), and `find` now occurs {count} time(s) instead of {was}; nothing "
+                "was changed. Preview the edit again (stream_edit) and apply that preview.",
+                match_count=count,
+            )
+        now, changes = await changes_to(live, merged.text)
+        await self._apply_text(live, now, merged.text, changes, Origin("agent", author))
+        start = changes[0].start if changes else 0
+        end = changes[-1].end + len(merged.text) - len(now) if changes else 0
+        return EditOutcome(
+            doc_id=live.doc_id,
+            path=live.path,
+            match_index=match_index,
+            line=merged.text.count("\n", 0, start) + 1,
+            start=start,
+            end=end,
+            saved=False,
+            version=self.versions.give(live.doc_id, merged.text),
+        )
 
     async def set_content(
         self,

@@ -61,6 +61,10 @@ class ContentVersions:
             )
         return text
 
+    def known(self, doc_id: str, version: str) -> str | None:
+        """The text ``version`` names for ``doc_id``, or None when it is not remembered."""
+        return self._texts.get((doc_id, version))
+
     def forget(self, doc_id: str) -> None:
         """Drop every version of ``doc_id`` (it was closed or renamed)."""
         for key in [key for key in self._texts if key[0] == doc_id]:
