@@ -1,12 +1,15 @@
 """The web UI in a real browser (Debian's Chromium driven by Playwright) against a real
-``quire serve``: agent edit → visible, first render of a 1 MB document, and the bundle's size.
+``quire serve``: agent edit → visible, first render of a 1 MB document, typing in Edit view
+while an agent edits (a small document and one of 16 MiB), and the bundle's size.
 
 Timings are taken in the page (``window.__quire`` hooks): an edit is sent through the HTTP API
 by ``fetch`` from the page, and its visible time is when the changed text reached the editor's
 or the Read view's DOM; the baseline is that same API round trip. A 1 MB document's first
 render runs from the open request to the first frame painted after the view showed it.
-Targets (issue 5): the initial bundle ≤ 400 KB gzipped; Mermaid and KaTeX loaded only by
-documents that need them.
+Input latency runs from a keystroke's ``keydown`` (its event time, so time queued behind
+other work counts) to the character in the editor's DOM. Targets (issue 5): the initial
+bundle ≤ 400 KB gzipped; Mermaid and KaTeX loaded only by documents that need them. Issue 15:
+a 16 MiB document opens in Edit without freezing the tab while an agent edits it.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import httpx
 
 from bench.corpus import generate
-from bench.server import MARKERS, note_text, quire_serve
+from bench.server import MARKERS, RunningServer, note_text, quire_serve
 from bench.timing import percentile, print_table, progress
 
 if TYPE_CHECKING:
@@ -38,6 +42,11 @@ BIG_RUNS = 5
 BIG_BYTES = 1024 * 1024
 BIG_WARM_UP = 3
 BIG_EDITS = 12
+HUGE_BYTES = 16 * 1024 * 1024 - 4096
+"""Just under the 16 MiB a document may be."""
+TYPED = " The person typed this sentence while an agent edited the end of the note."
+TYPING_HEAD = "# Typing\n\nThe person types here.\n\n"
+TYPING_TAIL = "\nAgent target 0.\n"
 _NO_PLAYWRIGHT = "Playwright for Python is not installed (pip install playwright)."
 _NO_CHROMIUM = "apt-get install chromium; never let Playwright download a browser"
 
@@ -123,6 +132,44 @@ _LOADED = """
 }
 """
 
+_INPUT_LATENCY = """
+() => {
+  const content = document.querySelector(".cm-content");
+  const state = {typed: "", pending: [], samples: []};
+  window.__inputLatency = state;
+  const check = () => {
+    if (!state.pending.length) return;
+    const text = content.textContent;
+    const now = performance.now();
+    state.pending = state.pending.filter(([want, start]) => {
+      if (!text.includes(want)) return true;
+      state.samples.push(now - start);
+      return false;
+    });
+  };
+  new MutationObserver(check).observe(
+    content, {subtree: true, childList: true, characterData: true}
+  );
+  document.addEventListener("keydown", (event) => {
+    if (event.key.length !== 1) return;
+    state.typed += event.key;
+    state.pending.push([state.typed, event.timeStamp]);
+  }, true);
+}
+"""
+
+_OPEN_IN_EDIT = """
+async (path) => {
+  const response = await fetch("/api/documents/open", {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({path, mode: "edit"}),
+  });
+  if (!response.ok) throw new Error(`open answered ${response.status}`);
+  return response.json();
+}
+"""
+
 _TIMED_GET = """
 async (url) => {
   const start = performance.now();
@@ -144,6 +191,8 @@ class Figures:
     first_render: dict[str, list[float]] = field(default_factory=dict)
     complete: dict[str, list[float]] = field(default_factory=dict)
     big_baseline: dict[str, list[float]] = field(default_factory=dict)
+    typing: dict[str, list[float]] = field(default_factory=dict)
+    agent_edits: dict[str, int] = field(default_factory=dict)
     chunks: dict[str, list[str]] = field(default_factory=dict)
     big_edit_api: list[float] = field(default_factory=list)
     big_visible: list[float] = field(default_factory=list)
@@ -259,6 +308,53 @@ async def _baselines(run: _Run, figures: Figures) -> None:
     await run.page.evaluate(_CLOSE_ALL)
 
 
+async def _typing(run: _Run, figures: Figures, name: str, server: RunningServer) -> None:
+    """Type ``TYPED`` into ``name`` in Edit view while an agent edits its last line through
+    the API, one edit after another; keep each keystroke's input latency."""
+    progress(f"typing in Edit view ({name}) while an agent edits")
+    page = run.page
+    await page.evaluate(_OPEN_IN_EDIT, str(run.workspace / name))
+    line = page.locator(".cm-line", has_text="The person types here.")
+    await line.wait_for(timeout=180_000)
+    await page.evaluate(_INPUT_LATENCY)
+    await line.click()
+    await page.keyboard.press("End")
+    done = anyio.Event()
+    edits = 0
+
+    async def agent() -> None:
+        nonlocal edits
+        async with httpx.AsyncClient(
+            base_url=server.url, headers=server.auth, timeout=120
+        ) as client:
+            while not done.is_set():
+                find, replace = f"Agent target {edits}.", f"Agent target {edits + 1}."
+                answer = await client.post(
+                    "/api/documents/edit", json={"find": find, "replace": replace}
+                )
+                answer.raise_for_status()
+                edits += 1
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(agent)
+        await page.keyboard.type(TYPED, delay=40)
+        done.set()
+    await page.wait_for_function("() => window.__inputLatency.pending.length === 0", timeout=60_000)
+    figures.typing[name] = list(await page.evaluate("() => window.__inputLatency.samples"))
+    figures.agent_edits[name] = edits
+    await page.evaluate(_CLOSE_ALL)
+
+
+def _typing_text(size: int) -> str:
+    """A note of about ``size`` bytes with the line the person types on at its top and the
+    agent's target at its end."""
+    body = generate(max(size - len(TYPING_HEAD) - len(TYPING_TAIL), 1))
+    text = TYPING_HEAD + body
+    while len(text.encode("utf-8")) + len(TYPING_TAIL) > size:
+        text = text[: len(text) - (len(text.encode("utf-8")) + len(TYPING_TAIL) - size) - 1]
+    return text.rsplit("\n", 1)[0] + TYPING_TAIL
+
+
 def _workspace(root: Path) -> Path:
     workspace = root / "workspace"
     workspace.mkdir()
@@ -274,6 +370,8 @@ def _workspace(root: Path) -> Path:
             # Each text differs, so no render is the server's remembered one.
             text = f"{big}\nThe {kind} copy number {number}.\n"
             (workspace / f"big-{kind}-{number}.md").write_text(text, encoding="utf-8")
+    for name, size in (("typing-small.md", 4096), ("typing-16mib.md", HUGE_BYTES)):
+        (workspace / name).write_text(_typing_text(size), encoding="utf-8")
     return workspace.resolve()
 
 
@@ -312,6 +410,8 @@ async def measure(root: Path) -> Figures:
         for view in ("read", "edit"):
             await _big(run, figures, view)
         await _baselines(run, figures)
+        for name in ("typing-small.md", "typing-16mib.md"):
+            await _typing(run, figures, name, server)
         await browser.close()
         progress("stopping the server")
     return figures
@@ -374,6 +474,33 @@ def latency_rows(figures: Figures) -> list[list[str]]:
             rows.append(
                 [label, _ms(p50), _ms(max(samples)), f"{p50 / baseline:.2f}x {baseline_name}"]
             )
+    return rows + typing_rows(figures)
+
+
+def typing_rows(figures: Figures) -> list[list[str]]:
+    """Keystroke → shown in Edit view, a 16 MiB document against a small one, both while an
+    agent edits them."""
+    small = figures.typing["typing-small.md"]
+    small_p50 = percentile(small, 0.5)
+    rows = [
+        [
+            f"typing in Edit, 4 KB note, agent editing ({figures.agent_edits['typing-small.md']}"
+            " edits): keydown → shown",
+            _ms(small_p50),
+            _ms(percentile(small, 0.95)),
+            "1.00 (baseline)",
+        ]
+    ]
+    huge = figures.typing["typing-16mib.md"]
+    rows.append(
+        [
+            f"typing in Edit, 16 MiB note, agent editing ({figures.agent_edits['typing-16mib.md']}"
+            " edits): keydown → shown",
+            _ms(percentile(huge, 0.5)),
+            _ms(percentile(huge, 0.95)),
+            f"{percentile(huge, 0.5) / small_p50:.2f}x the 4 KB note",
+        ]
+    )
     return rows
 
 

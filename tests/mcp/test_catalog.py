@@ -121,15 +121,15 @@ ARGUMENTS = {
         ["path_a", "path_b"],
     ),
     "stream_edit": (
-        ["find", "replace", "preview", "preview_lines", "path", "offset"],
+        ["find", "replace", "preview", "preview_lines", "path", "offset", "diff_offset"],
         ["find", "replace"],
     ),
     "stream_edit_apply": (
-        ["edit_id", "find", "replace", "match_index", "save", "path"],
+        ["edit_id", "find", "replace", "match_index", "save", "path", "base"],
         ["find", "replace"],
     ),
     "export_text": (["path", "offset", "limit"], []),
-    "export_metadata": (["path"], []),
+    "export_metadata": (["path", "offset"], []),
     "list_chats": (["workspace", "as"], []),
     "create_chat": (["path", "title"], ["path"]),
     "read_chat": (["path", "as", "after"], ["path"]),
@@ -168,6 +168,8 @@ BOUNDS = {
     ("export_text", "offset"): (1, 100000000),
     ("diff_documents", "limit"): (1, 100000000),
     ("stream_edit", "offset"): (0, 4294967295),
+    ("stream_edit", "diff_offset"): (1, 100000000),
+    ("export_metadata", "offset"): (0, 100000000),
     ("get_history", "limit"): (1, 200),
 }
 

@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from mcp import Client
+from quire.client.api import QuireApi
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.services.live.versions import version_of
 from tests.mcp.app_harness import app_harness
@@ -168,9 +169,14 @@ async def test_set_content_keeps_crlf_and_replace_document_is_the_same(tmp_path:
         path = h.mcp.workspace / "w.md"
         path.write_bytes(b"old\r\ntext\r\n")
         async with Client(h.mcp.server) as client:
-            await client.call_tool("open_file", {"path": "w.md"})
+            opened = data_of(await client.call_tool("open_file", {"path": "w.md"}))
             done = data_of(await client.call_tool("set_content", {"content": "new\nlines\n"}))
-            assert done == {"ok": True, "version": version_of("new\r\nlines\r\n"), "conflicts": []}
+            assert done == {
+                "ok": True,
+                "version": version_of("new\r\nlines\r\n"),
+                "conflicts": [],
+                "docId": opened["docId"],
+            }
             data_of(
                 await client.call_tool("replace_document", {"content": "final\n", "save": True})
             )
@@ -303,3 +309,71 @@ async def test_a_base_the_server_never_gave_out_is_refused_and_changes_nothing(
             result = await client.call_tool("set_content", {"content": "x\n", "base": "v0bad"})
             assert "`base` 'v0bad' is not a version" in error_of(result)
             assert await h.app.documents.text(opened["docId"]) == "keep\n"
+
+
+async def test_stream_edit_apply_counts_match_index_in_the_text_the_agent_read(
+    tmp_path: Path,
+) -> None:
+    """Without an editId the base is the version this client last read: a line the person
+    adds above does not shift which occurrence is replaced, and their line stays."""
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "p.md").write_text("- item one\n- item two\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            doc_id = data_of(await client.call_tool("open_file", {"path": "p.md"}))["docId"]
+            data_of(await client.call_tool("get_current_content", {}))
+            await h.app.documents.replace_unique(
+                doc_id, "- item one\n", "- item zero\n- item one\n", author="person"
+            )
+            args = {"find": "item", "replace": "entry", "match_index": 1}
+            data_of(await client.call_tool("stream_edit_apply", args))
+            preview = data_of(
+                await client.call_tool("stream_edit", {"find": "entry", "replace": "item"})
+            )
+            refused = error_of(
+                await client.call_tool(
+                    "stream_edit_apply",
+                    {
+                        "find": "entry",
+                        "replace": "item",
+                        "edit_id": preview["editId"],
+                        "base": "vx",
+                    },
+                )
+            )
+            text = await h.app.documents.text(doc_id)
+    assert text == "- item zero\n- item one\n- entry two\n"
+    assert preview["version"] == version_of(text)
+    assert "`base` 'vx' is not a version" in refused
+
+
+async def test_set_content_asks_the_server_once_without_reading_the_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def no_window(self: QuireApi) -> None:
+        raise AssertionError("set_content asked for the window")
+
+    monkeypatch.setattr(QuireApi, "window", no_window)
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "p.md").write_text("# A\n\nfirst\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            doc_id = data_of(await client.call_tool("open_file", {"path": "p.md"}))["docId"]
+            await h.app.documents.replace_unique(doc_id, "first", "typed", author="person")
+            done = data_of(await client.call_tool("set_content", {"content": "# B\n\nfirst\n"}))
+            text = await h.app.documents.text(doc_id)
+    assert done["conflicts"] == [] and text == "# B\n\ntyped\n"
+
+
+async def test_a_body_over_the_limit_is_refused_before_it_is_sent_though_its_texts_fit(
+    tmp_path: Path,
+) -> None:
+    """The client measures the body it would send (the server's limit is on the body), so the
+    texts are not encoded a second time to be measured."""
+    half = "x" * (MAX_DOCUMENT_BYTES // 2 - 10)
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "p.md").write_text("keep\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "p.md"})
+            message = error_of(
+                await client.call_tool("edit_document", {"find": half, "replace": half})
+            )
+    assert "too large to send" in message and f"{MAX_DOCUMENT_BYTES:,} bytes" in message

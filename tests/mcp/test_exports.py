@@ -4,6 +4,8 @@ from pathlib import Path
 import pytest
 
 from mcp import Client
+from quire.services.live.versions import version_of
+from tests.mcp.app_harness import app_harness
 from tests.mcp.harness import data_of, error_of, make_harness
 
 pytestmark = pytest.mark.anyio
@@ -153,3 +155,17 @@ async def test_files_differing_only_in_line_endings_are_not_identical(tmp_path: 
             await client.call_tool("diff_documents", {"path_a": "a.md", "path_b": "b.md"})
         )
     assert data["hunks"] == 1
+
+
+async def test_export_text_of_the_live_document_returns_its_version(tmp_path: Path) -> None:
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "p.md").write_text("# Plan\n\nfirst\n", encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            doc_id = data_of(await client.call_tool("open_file", {"path": "p.md"}))["docId"]
+            await h.app.documents.replace_unique(doc_id, "first", "typed", author="person")
+            live = data_of(await client.call_tool("export_text", {}))
+            current = data_of(await client.call_tool("get_current_content", {}))
+            from_disk = data_of(await client.call_tool("export_text", {"path": "p.md"}))
+    assert live["text"] == "Plan\n\ntyped"
+    assert live["version"] == current["version"] == version_of("# Plan\n\ntyped\n")
+    assert "version" not in from_disk

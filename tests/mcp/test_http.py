@@ -15,9 +15,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp import Client
 from quire.cli.serve import server_app
 from quire.mcp.catalog import TOOLS
-from quire.services.app import open_services
+from quire.services.app import AppServices, open_services
 from quire.settings.model import Settings
 from tests.mcp.harness import data_of, error_of
+from tests.mcp.test_roots import STATELESS
 from tests.support.machines import machine_under
 from tests.web.live_server import live_server
 
@@ -34,6 +35,13 @@ def clock() -> int:
 async def served(tmp_path: Path) -> AsyncIterator[str]:
     """The whole server (the app with /mcp, as `quire serve` builds it) on a real socket;
     yields the base URL."""
+    async with served_app(tmp_path) as (base, _services):
+        yield base
+
+
+@asynccontextmanager
+async def served_app(tmp_path: Path) -> AsyncIterator[tuple[str, AppServices]]:
+    """As ``served``, and the app's services (to play the person)."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "a.md").write_text("# A\n\nalpha\n", encoding="utf-8")
@@ -43,7 +51,7 @@ async def served(tmp_path: Path) -> AsyncIterator[str]:
     ) as services:
         quire_app = server_app(services)
         async with quire_app.router.lifespan_context(quire_app), live_server(quire_app) as port:
-            yield f"http://127.0.0.1:{port}"
+            yield f"http://127.0.0.1:{port}", services
 
 
 async def test_the_tools_answer_over_streamable_http(tmp_path: Path) -> None:
@@ -135,3 +143,32 @@ async def test_malformed_json_rpc_over_http_gets_the_error_the_specification_nam
     assert answer["id"] == request_id
     assert answer["error"]["code"] == code
     assert says in answer["error"]["message"]
+
+
+@pytest.mark.parametrize("era", ["legacy", STATELESS])
+async def test_one_http_client_s_read_is_never_another_s_base(tmp_path: Path, era: str) -> None:
+    """Agent A reads; the person changes line 3; agent B, which never read, rewrites line 3
+    without a base: B's rewrite is a plain replace, not merged from A's read (which would keep
+    the person's line and report a conflict B never caused). A legacy client's own read is
+    still its base; a 2026-07-28 client, which no connection tells apart, passes base."""
+    async with served_app(tmp_path) as (base, services):
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
+
+        def client() -> Client:
+            return Client(streamable_http_client(base + "/mcp", http_client=http), mode=era)
+
+        async with http, client() as a, client() as b:
+            doc_id = data_of(await a.call_tool("open_file", {"path": "a.md"}))["docId"]
+            data_of(await a.call_tool("get_current_content", {}))
+            await services.documents.replace_unique(doc_id, "alpha", "person", author="p")
+            plain = data_of(await b.call_tool("set_content", {"content": "# A\n\nagent b\n"}))
+            replaced = await services.documents.text(doc_id)
+            read = data_of(await b.call_tool("get_current_content", {}))
+            await services.documents.replace_unique(doc_id, "# A", "# Person's A", author="p")
+            own = {"content": "# A\n\nagent b again\n"}
+            if era == STATELESS:
+                own["base"] = read["version"]
+            merged = data_of(await b.call_tool("set_content", own))
+            after = await services.documents.text(doc_id)
+    assert plain["conflicts"] == [] and replaced == "# A\n\nagent b\n"
+    assert merged["conflicts"] == [] and after == "# Person's A\n\nagent b again\n"

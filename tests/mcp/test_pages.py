@@ -168,3 +168,54 @@ async def test_tools_list_with_every_tool_stays_under_12000_tokens(tmp_path: Pat
         listed = await client.list_tools()
     size = len(listed.model_dump_json(by_alias=True, exclude_none=True))
     assert size / 4 < 12_000, f"tools/list is {size / 4:.0f} tokens: tighten descriptions"
+
+
+async def test_export_metadata_of_a_long_document_lists_in_pages_that_add_up(
+    tmp_path: Path,
+) -> None:
+    text = "".join(f"## Heading {n:05} about [[Note {n:05}#Part]]\n\n" for n in range(6_000))
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "big.md").write_text(text, encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            await client.call_tool("open_file", {"path": "big.md"})
+            runs: list[list[dict[str, Any]]] = []
+            for args in ({}, {"path": "big.md"}):
+                result = data_of(await client.call_tool("export_metadata", args))
+                runs.append([result])
+                while "more" in result:
+                    call = result["more"]["call"]
+                    assert call["name"] == "export_metadata"
+                    assert ("path" in call["arguments"]) == ("path" in args)
+                    result = data_of(await client.call_tool(**_call(call)))
+                    runs[-1].append(result)
+    for pages in runs:
+        assert len(pages) > 1 and max(len(str(page)) for page in pages) < BUDGET_CHARS + 5_000
+        headings = [item["text"] for page in pages for item in page["headings"]]
+        links = [item for page in pages for item in page["wikilinks"]]
+        targets = [item["target"] for page in pages for item in page["wikilink_headings"]]
+        assert len(headings) == len(set(headings)) == 6_000
+        assert links == targets == [f"Note {n:05}" for n in range(6_000)]
+        assert {page["word_count"] for page in pages} == {pages[0]["word_count"]}
+
+
+async def test_a_preview_diff_longer_than_a_result_is_read_in_pages(tmp_path: Path) -> None:
+    replace = "".join(f"new line {n:05} of a long replacement text\n" for n in range(1_500))
+    args = {"find": "Line 000005 of a long specification, with its words.\n", "replace": replace}
+    async with app_harness(tmp_path) as h:
+        (h.mcp.workspace / "spec.md").write_text(MEGABYTE, encoding="utf-8")
+        async with Client(h.mcp.server) as client:
+            doc_id = data_of(await client.call_tool("open_file", {"path": "spec.md"}))["docId"]
+            whole = (await h.app.documents.preview(doc_id, args["find"], replace)).preview.diff
+            result = data_of(await client.call_tool("stream_edit", args))
+            parts = [result["diff"]]
+            while "more" in result:
+                call = result["more"]["call"]
+                assert call["arguments"]["find"] == args["find"]
+                result = data_of(await client.call_tool(**_call(call)))
+                parts.append(result["diff"])
+            applied = data_of(
+                await client.call_tool("stream_edit_apply", {**args, "edit_id": result["editId"]})
+            )
+    assert len(parts) > 1 and "".join(parts) == whole
+    assert all(len(part) + len(replace) <= BUDGET_CHARS for part in parts)
+    assert applied["replaced"] == 1

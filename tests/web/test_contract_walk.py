@@ -92,6 +92,8 @@ async def test_every_operation_answers_with_its_model(
     await post("/api/documents/set-content", {"content": NOTE + "\nMore.\n"})
     await post("/api/documents/toggle-task", {"docId": doc, "line": 3, "checked": True})
     await get("/api/documents/render", params={"docId": doc})
+    blocks = (await get("/api/documents/blocks", params={"docId": doc})).json()
+    await get("/api/documents/blocks", params={"docId": doc, "since": blocks["version"]})
     await get("/api/documents/state", params={"docId": doc})
     await post("/api/documents/save", {"path": str(note)})
     note.write_text(NOTE + "\nChanged on disk.\n", encoding="utf-8")

@@ -356,6 +356,7 @@ async def test_set_content_keeps_crlf_and_saves_on_request(
         "ok": True,
         "version": version_of("\ufeffc\r\nd\r\n"),
         "conflicts": [],
+        "docId": document_id(path),
     }
     assert await world.documents.text(document_id(path)) == "\ufeffc\r\nd\r\n"
     assert path.read_bytes() == "\ufeffa\r\nb\r\n".encode()

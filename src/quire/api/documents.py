@@ -41,8 +41,9 @@ class EditBody(StrictBody):
     replace: str
     save: bool = False
     path: str | None = None
-    base: str | None = None
-    """The version the agent last read: the answer's version is then its view after the edit."""
+    read_versions: dict[str, str] | None = None
+    """The version the caller last read of each document, by docId: the answer's version is
+    then what the caller knows after its edit (its read with the edit)."""
 
 
 class StreamEditBody(StrictBody):
@@ -51,7 +52,7 @@ class StreamEditBody(StrictBody):
     preview: bool = True
     preview_lines: int = 5
     path: str | None = None
-    base: str | None = None
+    read_versions: dict[str, str] | None = None
 
 
 class ApplyBody(StrictBody):
@@ -62,6 +63,7 @@ class ApplyBody(StrictBody):
     save: bool = False
     path: str | None = None
     base: str | None = None
+    read_versions: dict[str, str] | None = None
 
 
 class ContentBody(StrictBody):
@@ -69,6 +71,10 @@ class ContentBody(StrictBody):
     save: bool = False
     path: str | None = None
     base: str | None = None
+    read_versions: dict[str, str] | None = None
+    """The version the caller last read of each document, by docId: the base of the open
+    document's rewrite when ``base`` is not given (so the caller need not ask which document
+    is open first)."""
 
 
 class SaveBody(StrictBody):
@@ -126,6 +132,7 @@ class ContentSet(Ok):
 
     version: str
     conflicts: tuple[MergeConflict, ...] = ()
+    doc_id: str | None = omitted_when_none()
 
 
 class Replaced(Ok):
@@ -150,7 +157,8 @@ class Candidate(Answer):
 class StreamPreview(Ok):
     """A previewed find/replace (`applied` false), or one applied at once (`applied` true,
     an empty diff, an `editId` that names no preview). `candidates` is null for one
-    match."""
+    match. `version` is the version of the text previewed (an apply's `base`), or of the
+    text after an edit applied at once."""
 
     edit_id: str
     diff: str

@@ -51,7 +51,14 @@ from quire.client.wire import (
     skip_missing_sniffio,
 )
 from quire.core.agents import AGENT_HEADER, agent_header_value
-from quire.core.errors import NoSuchEndpoint, ServerFailed, ServerUnreachable, TokenRefused
+from quire.core.errors import (
+    FileTooLarge,
+    NoSuchEndpoint,
+    ServerFailed,
+    ServerUnreachable,
+    TokenRefused,
+)
+from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.server_info import ServerInfo
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -156,12 +163,24 @@ class QuireApi:
         return parse_answer(CurrentDocument, data, self._info.url)
 
     async def edit(
-        self, find: str, replace: str, *, save: bool, path: str | None, base: str | None = None
+        self,
+        find: str,
+        replace: str,
+        *,
+        save: bool,
+        path: str | None,
+        read_versions: dict[str, str] | None = None,
     ) -> Replaced:
-        """Replace the unique occurrence of ``find`` in the open document (``base``: the version
-        this client last read, so the answer's version is its view after the edit)."""
+        """Replace the unique occurrence of ``find`` in the open document (``read_versions``:
+        what this client last read, so the answer's version is its view after the edit)."""
         body = _without_none(
-            {"find": find, "replace": replace, "save": save, "path": path, "base": base}
+            {
+                "find": find,
+                "replace": replace,
+                "save": save,
+                "path": path,
+                "read_versions": read_versions or None,
+            }
         )
         data = await self.call_bytes("POST", "/api/documents/edit", body)
         return parse_answer(Replaced, data, self._info.url)
@@ -174,7 +193,7 @@ class QuireApi:
         preview: bool,
         preview_lines: int,
         path: str | None,
-        base: str | None = None,
+        read_versions: dict[str, str] | None = None,
     ) -> StreamPreview:
         """Preview a find/replace (or apply it at once with ``preview=False``)."""
         body = _without_none(
@@ -184,7 +203,7 @@ class QuireApi:
                 "preview": preview,
                 "preview_lines": preview_lines,
                 "path": path,
-                "base": base,
+                "read_versions": read_versions or None,
             }
         )
         data = await self.call_bytes("POST", "/api/documents/stream-edit", body)
@@ -200,8 +219,11 @@ class QuireApi:
         save: bool,
         path: str | None,
         base: str | None = None,
+        read_versions: dict[str, str] | None = None,
     ) -> AppliedPreview:
-        """Apply occurrence ``match_index`` of a previewed edit."""
+        """Apply occurrence ``match_index`` of a previewed edit, counted in the text ``base``
+        names (default: the preview's; without an edit id, ``read_versions``' entry for the
+        open document) and merged onto the live text."""
         body = _without_none(
             {
                 "edit_id": edit_id,
@@ -211,17 +233,28 @@ class QuireApi:
                 "save": save,
                 "path": path,
                 "base": base,
+                "read_versions": read_versions or None,
             }
         )
         data = await self.call_bytes("POST", "/api/documents/stream-edit-apply", body)
         return parse_answer(AppliedPreview, data, self._info.url)
 
-    async def set_content(self, content: str, *, save: bool, base: str | None = None) -> ContentSet:
+    async def set_content(
+        self,
+        content: str,
+        *,
+        save: bool,
+        base: str | None = None,
+        read_versions: dict[str, str] | None = None,
+    ) -> ContentSet:
         """Replace the open document's whole text (merged onto the person's edits since
-        ``base``, a version the server gave out, when given)."""
+        ``base``, a version the server gave out, when given; else since the open document's
+        entry in ``read_versions``, the versions last read by document id)."""
         body: dict[str, object] = {"content": content, "save": save}
         if base is not None:
             body["base"] = base
+        if read_versions:
+            body["read_versions"] = read_versions
         data = await self.call_bytes("POST", "/api/documents/set-content", body)
         return parse_answer(ContentSet, data, self._info.url)
 
@@ -428,6 +461,8 @@ class QuireApi:
         read_seconds: float | None,
     ) -> tuple[int, bytes]:
         content = None if body is None else _json_body(body)
+        if content is not None and len(content) > MAX_DOCUMENT_BYTES:
+            raise too_large_to_send(len(content))
         headers = [("Authorization", f"Bearer {self._info.token}"), ("Accept", "application/json")]
         if content is not None:
             headers.append(("Content-Type", "application/json"))
@@ -475,6 +510,18 @@ async def probe_health(info: ServerInfo) -> bool:
         except httpx.HTTPError:
             return False
     return response.status_code == httpx.codes.OK
+
+
+def too_large_to_send(size: int) -> FileTooLarge:
+    """The refusal of a request body of ``size`` bytes, over what the server reads (its body
+    limit is the same): said before anything is sent, with what to send instead."""
+    return FileTooLarge(
+        f"This request is too large to send: its body takes {size:,} bytes once encoded, and "
+        f"one request may carry at most {MAX_DOCUMENT_BYTES:,} bytes (16 MiB). Change only "
+        "part of the document with edit_document instead of sending all of it, split a large "
+        "edit into smaller ones, or pass a review's text as a file path instead of inline "
+        "content."
+    )
 
 
 def _json_body(body: dict[str, Any]) -> bytes:

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from quire.mcp.export_files import Exporter
 from quire.memory.sessions import SessionStore
 
+READ_DOCUMENTS = 32
+"""How many documents' last read version are remembered per client (the newest)."""
+
 
 @dataclass(frozen=True)
 class ToolOutput:
@@ -70,13 +73,10 @@ class Services:
     """Whether the chat tools are offered (``[chat] enabled`` in quire.toml)."""
     exporter: Exporter | None = None
     """The export service ``export_markdown_to_pdf`` runs in process; None: ask the server."""
-    read_versions: dict[tuple[str, str], str] = field(default_factory=dict)
-    """The version of each document this process's clients last read (or their view of it
-    after their own edit), by client session and document id: the ``base`` a rewrite without
-    one is merged from."""
-    last_documents: dict[str, str] = field(default_factory=dict)
-    """The document each client session read or changed last, by client session: the one an
-    edit of the open document most likely targets."""
+    read_versions: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The version of each document this process's clients last read, by client session, then
+    document id (newest last, at most ``READ_DOCUMENTS`` per client): the ``base`` a rewrite
+    without one is merged from."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,9 @@ class ToolEnv:
 
     services: Services
     session: ServerSession | None = None
-    client: str = "stdio"
-    """Which client connection the call came on (see ``server.client_key``)."""
+    client: str | None = "stdio"
+    """Which client connection the call came on (see ``server.client_key``); None when no
+    connection tells this client from another, so nothing it reads is remembered."""
     stateless: bool = False
     """Whether the call came in the 2026-07-28 per-request envelope, where the server cannot
     send the client a request of its own: roots are asked for with ``input_required``."""
@@ -127,19 +128,19 @@ class ToolEnv:
 
     def remember_version(self, doc_id: str | None, version: str | None) -> None:
         """Note that this call's client has read ``version`` of the document ``doc_id``."""
-        if doc_id is not None and version is not None:
-            self.services.read_versions[(self.client, doc_id)] = version
-            self.services.last_documents[self.client] = doc_id
+        if self.client is None or doc_id is None or version is None:
+            return
+        read = self.services.read_versions.setdefault(self.client, {})
+        read.pop(doc_id, None)
+        read[doc_id] = version
+        while len(read) > READ_DOCUMENTS:
+            del read[next(iter(read))]
 
-    def last_version(self, doc_id: str) -> str | None:
-        """The version of ``doc_id`` this call's client last read, if any."""
-        return self.services.read_versions.get((self.client, doc_id))
-
-    def edit_base(self) -> str | None:
-        """What an edit sends as ``base``: the version this client last read of the document it
-        touched last (the server ignores it when the edit lands in another document)."""
-        doc_id = self.services.last_documents.get(self.client)
-        return None if doc_id is None else self.last_version(doc_id)
+    def read_versions(self) -> dict[str, str]:
+        """The version this call's client last read of each document, by document id."""
+        if self.client is None:
+            return {}
+        return dict(self.services.read_versions.get(self.client, {}))
 
     def expand(self, raw: str, argument: str) -> Path:
         """A path argument made absolute (relative to the working directory, ``~/`` home)."""

@@ -132,9 +132,9 @@ GET_CURRENT_CONTENT = ToolSpec(
     name="get_current_content",
     title="Read the open document",
     description=(
-        "The path and Markdown of the open document as the person sees it (unsaved edits "
-        "included; dirty: any unsaved), and its version (of the whole text): set_content "
-        "merges onto what the person typed since. Call open_file first." + PAGED
+        "The open document's path and Markdown as the person sees it (unsaved edits included; "
+        "dirty: any unsaved) and its version (of the whole text; set_content's base). Call "
+        "open_file first." + PAGED
     ),
     input_schema=s.obj(PAGE_ARGUMENTS),
     output_schema=s.out(

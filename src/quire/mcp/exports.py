@@ -7,17 +7,28 @@ open document's live text from a running server. The analysis is ``quire.markdow
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import anyio
 
-from quire.core.errors import NotOpen, ServerUnreachable
+from quire.core.errors import InvalidArgument, NotOpen, ServerUnreachable
+from quire.core.pages import BUDGET_CHARS, MAX_LINES
 from quire.markdown.diff import MAX_CONTEXT_LINES, unified_diff
 from quire.markdown.metadata import export_metadata
 from quire.markdown.text import export_text
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
-from quire.mcp.pages import MORE, PAGE_ARGUMENTS, PAGED, kept, paged, text_page
+from quire.mcp.pages import (
+    MORE,
+    PAGE_ARGUMENTS,
+    PAGED,
+    kept,
+    message_count,
+    more_candidates,
+    paged,
+    text_page,
+)
 
 NO_DOCUMENT = "No document is open in Quire; pass path to read a file."
 NO_SERVER = (
@@ -26,37 +37,85 @@ NO_SERVER = (
 )
 
 
-async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str]:
-    """The text to export and its path: the file ``path`` names, or the open document's live
-    text. Not remembered as a version the client read: it sees plain text or metadata, not
-    the Markdown a later rewrite would be merged from."""
+async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str, str | None]:
+    """The text to export, its path and, for the open document's live text, its version (None
+    for a file read from disk). Not remembered as a version the client read: it sees plain
+    text or metadata, not the Markdown a later rewrite would be merged from."""
     if "path" in args:
         resolved, text = await env.read(args["path"], "path")
-        return str(resolved), text
+        return str(resolved), text, None
     api = await env.link.running()
     if api is None:
         raise ServerUnreachable(NO_SERVER)
     current = await api.current()
     if current.path is None:
         raise NotOpen(NO_DOCUMENT)
-    return current.path, current.content
+    return current.path, current.content, current.version
 
 
 async def export_text_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
     """Plain text of a document (one page of it when long), with the whole text's word and
     character counts."""
-    path, source = await _source(env, args)
+    path, source, version = await _source(env, args)
     plain = await anyio.to_thread.run_sync(export_text, source)
     page = text_page(plain.text, args)
     keep = kept(args, "limit") | ({"path": path} if "path" in args else {})
-    return paged({**dataclasses.asdict(plain), "path": path}, "text", page, "export_text", keep)
+    result: dict[str, Any] = {**dataclasses.asdict(plain), "path": path}
+    if version is not None:
+        result["version"] = version
+    return paged(result, "text", page, "export_text", keep)
 
 
 async def export_metadata_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
-    """Front matter, headings, wikilinks, images and words of a document."""
-    path, source = await _source(env, args)
+    """Front matter, headings, wikilinks, images and words of a document; the lists from
+    item ``offset`` on, as many as one result holds (see ``metadata_page``)."""
+    path, source, _version = await _source(env, args)
     metadata = await anyio.to_thread.run_sync(export_metadata, source)
-    return {**dataclasses.asdict(metadata), "path": path}
+    keep = {"path": path} if "path" in args else {}
+    return metadata_page({**dataclasses.asdict(metadata), "path": path}, args, keep)
+
+
+LISTS = ("headings", "wikilinks", "wikilink_headings")
+"""The lists of export_metadata that grow with a document, paged as one run of items in this
+order."""
+
+
+def metadata_page(
+    result: dict[str, Any], args: dict[str, Any], keep: dict[str, Any]
+) -> dict[str, Any]:
+    """``result`` with its lists cut to the items from ``offset`` (0-based, counted through
+    headings, then wikilinks, then wikilink_headings) that fit in one result, and the ``more``
+    that reads on."""
+    items = [(name, item) for name in LISTS for item in result[name]]
+    offset = int(args.get("offset", 0))
+    if offset and offset >= len(items):
+        raise InvalidArgument(
+            f"offset {offset} is past the last item: the lists hold {len(items)} items, so "
+            f"offset runs from 0 to {max(len(items) - 1, 0)}.",
+            argument="offset",
+        )
+    listed = items[offset:]
+    budget = BUDGET_CHARS - len(json_size_of(result["frontmatter"]))
+    count = message_count([_size(item) for _name, item in listed], max(budget, 0))
+    for name in LISTS:
+        result[name] = [item for owner, item in listed[:count] if owner == name]
+    if count < len(listed):
+        result["more"] = more_candidates(
+            offset + count, len(listed) - count, EXPORT_METADATA.name, keep
+        )
+    return result
+
+
+def _size(item: str | dict[str, Any]) -> int:
+    """About how many characters ``item`` (a wikilink, or a heading as a dict) takes."""
+    if isinstance(item, str):
+        return len(item) + 4
+    return sum(len(str(value)) + 16 for value in item.values())
+
+
+def json_size_of(value: object) -> str:
+    """``value`` as JSON (to count its characters)."""
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 async def diff_documents_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -88,7 +147,7 @@ EXPORT_TEXT = ToolSpec(
         "Plain text of a Markdown document (code as written, tables as tab-separated cells, "
         "links as their text), with word_count and char_count (of the whole text). With "
         "path it reads that file (no server needed); without, the open document's live "
-        "text." + PAGED
+        "text and its version." + PAGED
     ),
     input_schema=s.obj({"path": _PATH_OPTIONAL, **PAGE_ARGUMENTS}),
     output_schema=s.out(
@@ -97,6 +156,7 @@ EXPORT_TEXT = ToolSpec(
             "word_count": s.INTEGER,
             "char_count": s.INTEGER,
             "path": s.STRING,
+            "version": s.STRING,
             "more": MORE,
         },
         ["text", "word_count", "char_count", "path"],
@@ -110,12 +170,18 @@ EXPORT_METADATA = ToolSpec(
     name="export_metadata",
     title="Export metadata",
     description=(
-        "Structure of a Markdown document: frontmatter (a YAML subset, null when the block "
-        "is not closed), headings [{level, text}] in order, the distinct wikilink targets, "
-        "wikilink_headings [{target, heading}], embedded_image_count and word_count. With "
-        "path it reads that file (no server needed); without, the open document's live text."
+        "Structure of a Markdown document: frontmatter (a YAML subset; null when not closed), "
+        "headings in order, distinct wikilink targets, wikilink_headings, "
+        "embedded_image_count and word_count. With "
+        "path it reads that file (no server needed); without, the open document's live text. "
+        "Over ~20,000 tokens the lists are cut; more reads on."
     ),
-    input_schema=s.obj({"path": _PATH_OPTIONAL}),
+    input_schema=s.obj(
+        {
+            "path": _PATH_OPTIONAL,
+            "offset": s.integer("The first list item to return (see more).", 0, MAX_LINES, 0),
+        }
+    ),
     output_schema=s.out(
         {
             "frontmatter": {"type": ["object", "null"]},
@@ -139,6 +205,7 @@ EXPORT_METADATA = ToolSpec(
             "embedded_image_count": s.INTEGER,
             "word_count": s.INTEGER,
             "path": s.STRING,
+            "more": MORE,
         },
         [
             "frontmatter",

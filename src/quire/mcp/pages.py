@@ -64,14 +64,16 @@ def text_page(text: str, args: dict[str, Any], budget: int = BUDGET_CHARS) -> Pa
     return page_of(text, int(args.get("offset", 1)), None if limit is None else int(limit), budget)
 
 
-def more_lines(page: Page, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+def more_lines(
+    page: Page, name: str, arguments: dict[str, Any], key: str = "offset"
+) -> dict[str, Any] | None:
     """The ``more`` of a page (None when nothing follows it): call ``name`` with
-    ``arguments`` and the next offset (a ``limit`` given is kept)."""
+    ``arguments`` and the next offset as ``key`` (a ``limit`` given is kept)."""
     if page.remaining == 0 and page.cut_line is None:
         return None
     call = None
     if page.remaining:
-        call = NextCall(name=name, arguments={**arguments, "offset": page.next_offset})
+        call = NextCall(name=name, arguments={**arguments, key: page.next_offset})
     return More(
         next_offset=page.next_offset,
         remaining=page.remaining,

@@ -116,20 +116,26 @@ async def run_tool(tool: ToolSpec, env: ToolEnv, arguments: object) -> types.Cal
         )
 
 
-def client_key(ctx: ServerRequestContext[Any]) -> str:
-    """Which client connection a request came on: the HTTP transport's ``mcp-session-id``
-    (empty for the stateless era, whose requests share one key), or ``stdio`` (one process
-    serves one connection)."""
+STATELESS_ERA = "2026-07-28"
+"""The first protocol revision with one request per call: a server asks the client for input
+(roots) only by answering ``input_required``."""
+
+
+def client_key(ctx: ServerRequestContext[Any]) -> str | None:
+    """Which client connection a request came on: ``stdio`` (one process serves one
+    connection, of either era) or the HTTP transport's ``mcp-session-id``. None for an HTTP
+    request of no session (the 2026-07-28 per-request envelope): nothing in it tells two
+    clients apart (their ``clientInfo`` may be the same program twice), so no read is
+    remembered for it and a rewrite is merged only from the ``base`` it passes."""
     request = getattr(ctx, "request", None)
     headers = getattr(request, "headers", None)
     if headers is None:
         return "stdio"
-    return str(headers.get("mcp-session-id", ""))
+    if is_version_at_least(ctx.protocol_version, STATELESS_ERA):
+        return None
+    return headers.get("mcp-session-id") or None
 
 
-STATELESS_ERA = "2026-07-28"
-"""The first protocol revision with one request per call: a server asks the client for input
-(roots) only by answering ``input_required``."""
 ROOTS_KEY = "roots"
 """The key of the roots/list request in an ``input_required`` answer, and of its response."""
 

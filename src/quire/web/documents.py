@@ -81,6 +81,11 @@ async def current_document(request: Request) -> Response:
     )
 
 
+def _read(read_versions: dict[str, str] | None, doc_id: str) -> str | None:
+    """The version of ``doc_id`` a caller says it last read, if it says."""
+    return None if read_versions is None else read_versions.get(doc_id)
+
+
 async def edit_document(request: Request) -> Response:
     """Replace the one exact occurrence of `find` with `replace` in the open document (`path`,
     when given, must be it). `save: true` also writes the file. Answers `{ok: true,
@@ -94,7 +99,7 @@ async def edit_document(request: Request) -> Response:
         body.replace,
         author=request_author(request),
         save=body.save,
-        base=body.base,
+        read=_read(body.read_versions, opened.doc_id),
     )
     return answer(Replaced(replaced=1, version=outcome.version, doc_id=outcome.doc_id))
 
@@ -109,7 +114,11 @@ async def stream_edit(request: Request) -> Response:
     documents = services_of(request).documents
     if not body.preview:
         outcome = await documents.replace_unique(
-            opened.doc_id, body.find, body.replace, author=request_author(request), base=body.base
+            opened.doc_id,
+            body.find,
+            body.replace,
+            author=request_author(request),
+            read=_read(body.read_versions, opened.doc_id),
         )
         return answer(
             StreamPreview(
@@ -144,6 +153,8 @@ async def stream_edit(request: Request) -> Response:
             candidates=candidates,
             match_count=preview.matchCount,
             applied=False,
+            version=previewed.version,
+            doc_id=opened.doc_id,
         )
     )
 
@@ -151,9 +162,14 @@ async def stream_edit(request: Request) -> Response:
 async def stream_edit_apply(request: Request) -> Response:
     """Apply occurrence `match_index` (0-based, default 0) of a previewed find/replace.
     A given `edit_id` must name a preview of the open document with the same find and
-    replace, not yet applied (409 otherwise). Answers `{ok: true, replaced: 1, matchIndex}`."""
+    replace, not yet applied, made from `base` when one is given (409 otherwise). `base`
+    (a `version` the server gave out; default: the preview's, or without `edit_id` this
+    document's entry in `read_versions`) names the text `match_index` counts in; the edit is
+    merged from it onto the live text. Answers `{ok: true, replaced: 1, matchIndex}`."""
     body = await read_body(request, ApplyBody)
     opened = await _target(request, body.path)
+    read = _read(body.read_versions, opened.doc_id)
+    base = body.base if body.base is not None or body.edit_id is not None else read
     outcome = await services_of(request).documents.apply_preview(
         opened.doc_id,
         body.edit_id,
@@ -162,7 +178,8 @@ async def stream_edit_apply(request: Request) -> Response:
         body.match_index,
         author=request_author(request),
         save=body.save,
-        base=body.base,
+        base=base,
+        read=read,
     )
     return answer(
         AppliedPreview(
@@ -177,15 +194,20 @@ async def stream_edit_apply(request: Request) -> Response:
 async def set_content(request: Request) -> Response:
     """Replace the whole text of the open document (a CRLF document keeps CRLF, a BOM is
     kept), applied as the smallest change. `save: true` also writes the file. With `base`
-    (a `version` the server gave out) the rewrite is merged onto the person's edits since."""
+    (a `version` the server gave out; default: the open document's entry in `read_versions`,
+    the caller's last read of each document by docId) the rewrite is merged onto the
+    person's edits since."""
     body = await read_body(request, ContentBody)
     opened = await _target(request, body.path)
+    base = body.base
+    if base is None:
+        base = _read(body.read_versions, opened.doc_id)
     done = await services_of(request).documents.set_content(
         opened.doc_id,
         body.content,
         author=request_author(request),
         save=body.save,
-        base=body.base,
+        base=base,
     )
     conflicts = tuple(
         MergeConflict(
@@ -196,7 +218,7 @@ async def set_content(request: Request) -> Response:
         )
         for conflict in done.conflicts
     )
-    return answer(ContentSet(version=done.version, conflicts=conflicts))
+    return answer(ContentSet(version=done.version, conflicts=conflicts, doc_id=opened.doc_id))
 
 
 async def save_document(request: Request) -> Response:

@@ -386,6 +386,64 @@ async def test_a_preview_survives_typing_elsewhere_but_not_a_change_of_its_match
     assert live.text() == "# Plan\n\n- item 1\n- item two\n- item three\n"
 
 
+async def test_an_apply_lands_on_the_occurrence_previewed_when_the_person_adds_one_before(
+    documents: LiveDocuments, note: Path
+) -> None:
+    """The preview's text is the apply's base: match_index counts there and the edit is
+    merged onto the live text, so a new occurrence typed above does not shift which one is
+    replaced (it was refused before, as find's count changed)."""
+    live = await documents.open(note)
+    preview = await documents.preview(live.doc_id, "item", "entry")
+    assert preview.version == documents.versions.give(live.doc_id, NOTE)
+    browser = browser_of(documents, live.doc_id)
+    text = browser.get(CONTENT, type=Text)
+    text.insert(len("# Plan\n\n"), "- item zero\n")
+    exchange(live.ydoc, browser)
+    done = await documents.apply_preview(
+        live.doc_id, preview.edit_id, "item", "entry", 1, author="a"
+    )
+    assert live.text() == "# Plan\n\n- item zero\n- item one\n- entry two\n"
+    assert (done.line, done.version) == (5, documents.versions.give(live.doc_id, live.text()))
+
+
+async def test_an_apply_whose_base_is_not_the_preview_s_text_is_refused(
+    documents: LiveDocuments, note: Path
+) -> None:
+    live = await documents.open(note)
+    _text, read = await documents.read(live.doc_id)
+    browser = browser_of(documents, live.doc_id)
+    text = browser.get(CONTENT, type=Text)
+    text.insert(len(text), "- item three\n")
+    exchange(live.ydoc, browser)
+    preview = await documents.preview(live.doc_id, "item", "entry")
+    with pytest.raises(EditRefused, match="its match_index counts occurrences in a text"):
+        await documents.apply_preview(
+            live.doc_id, preview.edit_id, "item", "entry", 2, author="a", base=read
+        )
+    with pytest.raises(InvalidArgument, match="`base` 'vnope' is not a version"):
+        await documents.apply_preview(
+            live.doc_id, preview.edit_id, "item", "entry", 2, author="a", base="vnope"
+        )
+    assert live.text() == NOTE + "- item three\n"
+    await documents.apply_preview(
+        live.doc_id, preview.edit_id, "item", "entry", 2, author="a", base=preview.version
+    )
+    assert live.text() == NOTE + "- entry three\n"
+
+
+async def test_an_apply_without_a_preview_counts_in_its_base(
+    documents: LiveDocuments, note: Path
+) -> None:
+    live = await documents.open(note)
+    _text, read = await documents.read(live.doc_id)
+    browser = browser_of(documents, live.doc_id)
+    text = browser.get(CONTENT, type=Text)
+    text.insert(len("# Plan\n\n"), "- item zero\n")
+    exchange(live.ydoc, browser)
+    await documents.apply_preview(live.doc_id, None, "item", "entry", 0, author="a", base=read)
+    assert live.text() == "# Plan\n\n- item zero\n- entry one\n- item two\n"
+
+
 async def test_a_refused_apply_leaves_its_preview_usable(
     documents: LiveDocuments, note: Path
 ) -> None:

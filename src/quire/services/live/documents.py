@@ -8,6 +8,7 @@ reaching ``open`` has passed ``quire.fs`` checks.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack
@@ -18,7 +19,7 @@ from typing import Literal, Self
 import anyio
 
 from quire.api.events import Event
-from quire.core.errors import NotOpen, QuireError, StorageFailed
+from quire.core.errors import EditRefused, NotOpen, QuireError, StorageFailed
 from quire.core.views import OWNER, document_id
 from quire.db import buffers
 from quire.db.engine import Database
@@ -215,11 +216,11 @@ class LiveDocuments:
         *,
         author: str,
         save: bool = False,
-        base: str | None = None,
+        read: str | None = None,
     ) -> EditOutcome:
         """Replace the one occurrence of ``find`` (see ``quire.markdown.edits.replace_unique``),
         after any edit of this document already under way. FileTooLarge when ``find`` and
-        ``replace`` together are more than a request may carry. ``base``: the version the
+        ``replace`` together are more than a request may carry. ``read``: the version the
         agent last read, which only decides the answer's version (see ``_agent_view``)."""
         edits.check_request_size(find, replace)
         live = self._require(doc_id)
@@ -227,7 +228,7 @@ class LiveDocuments:
             current = live.text()
             result = edits.replace_unique(current, find, replace)
             await self._apply_replacement(live, current, result, author=author)
-            view = self._agent_view(live.doc_id, base, current, result.text, find, replace, 0)
+            view = self._agent_view(live.doc_id, read, current, result.text, find, replace, 0)
             return await self._after_edit(live, result, 0, view, author=author, save=save)
 
     async def replace_occurrence(
@@ -248,13 +249,16 @@ class LiveDocuments:
     async def preview(
         self, doc_id: str, find: str, replace: str, preview_lines: int = 5
     ) -> PreviewedEdit:
-        """Preview a find/replace (see ``edits.preview_edit``) and remember it for an apply."""
+        """Preview a find/replace (see ``edits.preview_edit``) and remember it for an apply,
+        with the version of the text previewed (given out: the base an apply checks)."""
         edits.check_request_size(find, replace)
         live = self._require(doc_id)
         version = live.version
+        text = live.text()
         result = edits.preview_edit(
-            live.text(), find, replace, preview_lines=preview_lines, label=live.path.name
+            text, find, replace, preview_lines=preview_lines, label=live.path.name
         )
+        base = self.versions.give(doc_id, text)
         edit_id = self._previews.remember(
             doc_id=doc_id,
             path=live.path,
@@ -262,8 +266,9 @@ class LiveDocuments:
             replace=replace,
             version=version,
             match_count=result.matchCount,
+            base=base,
         )
-        return PreviewedEdit(edit_id=edit_id, preview=result)
+        return PreviewedEdit(edit_id=edit_id, preview=result, version=base)
 
     async def apply_preview(
         self,
@@ -276,23 +281,47 @@ class LiveDocuments:
         author: str,
         save: bool = False,
         base: str | None = None,
+        read: str | None = None,
     ) -> EditOutcome:
-        """Apply occurrence ``match_index`` of a previewed find/replace (``base`` as for
+        """Apply occurrence ``match_index`` of a previewed find/replace (``read`` as for
         ``replace_unique``).
 
         With an ``edit_id`` the preview must exist, be of this document with the same find and
-        replace, not be applied yet, and (when the document changed since) still count as many
-        occurrences; each refusal says to preview again. Without one nothing is checked.
+        replace, not be applied yet, and have been made from ``base`` when one is given; each
+        refusal says to preview again. ``base`` (a version this server gave out; default: the
+        preview's) names the text ``match_index`` counts occurrences in: the replacement is
+        made there and merged onto the live text, so the person's edits since are kept and
+        the occurrence meant is the one replaced even when the person added or removed one
+        before it. When the person changed the lines of that occurrence since, nothing changes
+        (EditRefused naming them). Without an edit_id or a base, the live text's occurrence is
+        replaced, as it is when the preview's text is no longer remembered (then the preview
+        is refused if ``find`` no longer occurs as often as it showed).
         """
         edits.check_request_size(find, replace)
         live = self._require(doc_id)
+        base_text = None if base is None else self.versions.text(doc_id, base)
         async with live.lock:
             remembered = None
             if edit_id is not None:
                 remembered = self._previews.check(
                     edit_id, doc_id=doc_id, path=live.path, find=find, replace=replace
                 )
+                if base is not None:
+                    self._previews.check_base(remembered, base)
+                else:
+                    base_text = self.versions.known(doc_id, remembered.base)
             current = live.text()
+            outcome = None
+            if base_text is not None and base_text != current:
+                outcome = await self._apply_merged(
+                    live, base_text, current, find, replace, match_index, author, read=read
+                )
+            if outcome is not None:
+                if edit_id is not None:
+                    self._previews.mark_applied(edit_id)
+                if save:
+                    await self._save_after_edit(live, "The edit was applied", author)
+                return dataclasses.replace(outcome, saved=save)
             if remembered is not None and live.version != remembered.version:
                 count = len(edits.find_spans(current, find))
                 if count:
@@ -304,14 +333,14 @@ class LiveDocuments:
             if edit_id is not None:
                 self._previews.mark_applied(edit_id)
             view = self._agent_view(
-                live.doc_id, base, current, result.text, find, replace, match_index
+                live.doc_id, read, current, result.text, find, replace, match_index
             )
             return await self._after_edit(live, result, match_index, view, author=author, save=save)
 
     def _agent_view(
         self,
         doc_id: str,
-        base: str | None,
+        read_version: str | None,
         before: str,
         after: str,
         find: str,
@@ -327,13 +356,68 @@ class LiveDocuments:
         would delete that typing as if the agent had. The occurrence edited is taken to be the
         same one of the read when both count the same occurrences of ``find``.
         """
-        read = None if base is None else self.versions.known(doc_id, base)
-        if base is None or read is None or read == before:
+        read = None if read_version is None else self.versions.known(doc_id, read_version)
+        if read_version is None or read is None or read == before:
             return self.versions.give(doc_id, after)
         if len(edits.find_spans(read, find)) != len(edits.find_spans(before, find)):
-            return base  # which occurrence the agent meant in its read cannot be told
+            return read_version  # which occurrence the agent meant in its read cannot be told
         viewed = edits.replace_occurrence(read, find, replace, match_index)
         return self.versions.give(doc_id, viewed.text)
+
+    async def _apply_merged(
+        self,
+        live: LiveDocument,
+        base_text: str,
+        current: str,
+        find: str,
+        replace: str,
+        match_index: int,
+        author: str,
+        *,
+        read: str | None,
+    ) -> EditOutcome | None:
+        """Replace occurrence ``match_index`` of ``find`` in ``base_text`` and merge that change
+        onto ``current`` (the live text, changed since). When the person changed the same lines
+        since, None if ``find`` occurs in the live text as often as in ``base_text`` (the
+        live occurrence of that index is replaced: the person's characters beside it stay),
+        else refused. The answer's version is the agent's view (``_agent_view`` of ``read``)."""
+        wanted = edits.replace_occurrence(base_text, find, replace, match_index)
+        merged = merge3(base_text, current, wanted.text)
+        if merged.conflicts:
+            count, was = (
+                len(edits.find_spans(current, find)),
+                len(edits.find_spans(base_text, find)),
+            )
+            if count == was:
+                return None
+            first, last = merged.conflicts[0], merged.conflicts[-1]
+            raise EditRefused(
+                f"Not applied: since the text this edit was made from, the person changed "
+                f"lines {first.start_line}-{last.end_line} (where occurrence {match_index} of "
+                f"find lies), and `find` now occurs {count} time(s) instead of {was}; nothing "
+                "was changed. Preview the edit again (stream_edit) and apply that preview.",
+                match_count=count,
+            )
+        now, changes = await changes_to(live, merged.text)
+        await self._apply_text(live, now, merged.text, changes, Origin("agent", author))
+        start = changes[0].start if changes else 0
+        end = changes[-1].end + len(merged.text) - len(now) if changes else 0
+        return EditOutcome(
+            doc_id=live.doc_id,
+            path=live.path,
+            match_index=match_index,
+            line=merged.text.count("\n", 0, start) + 1,
+            start=start,
+            end=end,
+            saved=False,
+            version=(
+                self.versions.give(live.doc_id, merged.text)
+                if read is None
+                else self._agent_view(
+                    live.doc_id, read, base_text, wanted.text, find, replace, match_index
+                )
+            ),
+        )
 
     async def set_content(
         self,

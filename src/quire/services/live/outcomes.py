@@ -43,3 +43,5 @@ class PreviewedEdit:
 
     edit_id: str
     preview: EditPreview
+    version: str = ""
+    """The version of the text previewed (given out: an apply may name it as its base)."""

@@ -22,7 +22,8 @@ _NEXT_STEP = "Call stream_edit again for a fresh preview, then stream_edit_apply
 @dataclass(frozen=True)
 class RememberedPreview:
     """A preview as it was made: of which document, with which find and replace, at which
-    version of the document, how many occurrences it showed, and whether it was applied."""
+    version of the document (its update count, and ``base``: the version of its text given
+    out, see ``versions``), how many occurrences it showed, and whether it was applied."""
 
     edit_id: str
     doc_id: str
@@ -31,6 +32,7 @@ class RememberedPreview:
     replace: str
     version: int
     match_count: int
+    base: str = ""
     applied: bool = False
 
 
@@ -42,7 +44,15 @@ class EditPreviews:
         self._previews: OrderedDict[str, RememberedPreview] = OrderedDict()
 
     def remember(
-        self, *, doc_id: str, path: Path, find: str, replace: str, version: int, match_count: int
+        self,
+        *,
+        doc_id: str,
+        path: Path,
+        find: str,
+        replace: str,
+        version: int,
+        match_count: int,
+        base: str = "",
     ) -> str:
         """Keep a new preview and return its edit id."""
         edit_id = secrets.token_hex(8)
@@ -54,6 +64,7 @@ class EditPreviews:
             replace=replace,
             version=version,
             match_count=match_count,
+            base=base,
         )
         while len(self._previews) > self._limit:
             self._previews.popitem(last=False)
@@ -109,6 +120,18 @@ class EditPreviews:
                 f"`find` now occurs {match_count} time(s) instead of {preview.match_count}. "
                 f"{_NEXT_STEP}",
                 match_count=match_count,
+            )
+
+    def check_base(self, preview: RememberedPreview, base: str) -> None:
+        """Refuse an apply whose ``base`` (the text the agent says it chose from) is not the
+        text the preview was made from: its match_index counts occurrences in another text,
+        one the agent never saw the candidates of."""
+        if base != preview.base:
+            raise EditRefused(
+                f"Stale editId '{preview.edit_id}': it previews version {preview.base!r} of the "
+                f"document, but base is {base[:40]!r}; its match_index counts occurrences in a "
+                "text you did not name. Apply with the version the preview returned as base "
+                f"(or leave base out). {_NEXT_STEP}"
             )
 
     def mark_applied(self, edit_id: str) -> None:

@@ -62,8 +62,7 @@ class ContentVersions:
         return text
 
     def known(self, doc_id: str, version: str) -> str | None:
-        """The text ``version`` names for ``doc_id``, or None when it was never given out (or
-        is forgotten)."""
+        """The text ``version`` names for ``doc_id``, or None when it is not remembered."""
         return self._texts.get((doc_id, version))
 
     def forget(self, doc_id: str) -> None:
