@@ -44,6 +44,8 @@ BIG_WARM_UP = 3
 BIG_EDITS = 12
 HUGE_BYTES = 16 * 1024 * 1024 - 4096
 """Just under the 16 MiB a document may be."""
+AGENT_PACE_S = 0.1
+"""The pause between two of the agent's edits while the person types."""
 TYPED = " The person typed this sentence while an agent edited the end of the note."
 TYPING_HEAD = "# Typing\n\nThe person types here.\n\n"
 TYPING_TAIL = "\nAgent target 0.\n"
@@ -334,6 +336,9 @@ async def _typing(run: _Run, figures: Figures, name: str, server: RunningServer)
                 )
                 answer.raise_for_status()
                 edits += 1
+                # Paced like an agent working, so both documents see edits at the same rate
+                # (a 16 MiB edit takes the server longer than this on its own).
+                await anyio.sleep(AGENT_PACE_S)
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(agent)
