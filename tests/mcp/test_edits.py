@@ -9,7 +9,7 @@ from mcp import Client
 from quire.client.api import QuireApi
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.services.live.versions import version_of
-from tests.mcp.app_harness import app_harness
+from tests.mcp.app_harness import AppHarness, app_harness
 from tests.mcp.harness import data_of, error_of
 
 pytestmark = pytest.mark.anyio
@@ -235,6 +235,19 @@ async def test_a_rewrite_merges_onto_what_the_person_typed_since_the_agent_read(
             assert "edit_document" in clash["conflicts"][0]["hint"]
 
 
+async def _read_then_the_person_types(h: AppHarness, client: Client) -> tuple[str, str]:
+    """Open a plan, read it as the agent, then have the person add a line: the document's id
+    and the text the agent read."""
+    text = "# Plan\n\n## A\nfirst\n\n## B\nsecond\n"
+    (h.mcp.workspace / "p.md").write_text(text, encoding="utf-8")
+    doc_id = data_of(await client.call_tool("open_file", {"path": "p.md"}))["docId"]
+    read = data_of(await client.call_tool("get_current_content", {}))["content"]
+    await h.app.documents.replace_unique(
+        doc_id, "first\n", "first\nthe person's line\n", author="person"
+    )
+    return str(doc_id), str(read)
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
@@ -250,19 +263,12 @@ async def test_an_edit_between_the_read_and_the_rewrite_keeps_the_persons_line_a
     its edit. The text after the edit holds the person's typing the agent never saw; merged
     from that, the rewrite would delete it as if the agent had. A rewrite that goes on to
     change the very line the agent edited is no conflict either."""
-    text = "# Plan\n\n## A\nfirst\n\n## B\nsecond\n"
-    async with app_harness(tmp_path) as h:
-        (h.mcp.workspace / "p.md").write_text(text, encoding="utf-8")
-        async with Client(h.mcp.server) as client:
-            doc_id = data_of(await client.call_tool("open_file", {"path": "p.md"}))["docId"]
-            read = data_of(await client.call_tool("get_current_content", {}))["content"]
-            await h.app.documents.replace_unique(
-                doc_id, "first\n", "first\nthe person's line\n", author="person"
-            )
-            data_of(await client.call_tool(tool, arguments))
-            rewrite = read.replace("## B\nsecond", "## Section B, rewritten\nsecond, agent")
-            done = data_of(await client.call_tool("set_content", {"content": rewrite}))
-            merged = await h.app.documents.text(doc_id)
+    async with app_harness(tmp_path) as h, Client(h.mcp.server) as client:
+        doc_id, read = await _read_then_the_person_types(h, client)
+        data_of(await client.call_tool(tool, arguments))
+        rewrite = read.replace("## B\nsecond", "## Section B, rewritten\nsecond, agent")
+        done = data_of(await client.call_tool("set_content", {"content": rewrite}))
+        merged = await h.app.documents.text(doc_id)
     assert done["conflicts"] == []
     assert merged == (
         "# Plan\n\n## A\nfirst\nthe person's line\n\n## Section B, rewritten\nsecond, agent\n"
@@ -282,19 +288,12 @@ async def test_a_preview_or_export_between_the_read_and_the_rewrite_moves_no_bas
 ) -> None:
     """A preview or an export hands the agent no Markdown of the live text, so its next rewrite
     is still merged from its read, and the person's typing since stays."""
-    text = "# Plan\n\n## A\nfirst\n\n## B\nsecond\n"
-    async with app_harness(tmp_path) as h:
-        (h.mcp.workspace / "p.md").write_text(text, encoding="utf-8")
-        async with Client(h.mcp.server) as client:
-            doc_id = data_of(await client.call_tool("open_file", {"path": "p.md"}))["docId"]
-            read = data_of(await client.call_tool("get_current_content", {}))["content"]
-            await h.app.documents.replace_unique(
-                doc_id, "first\n", "first\nthe person's line\n", author="person"
-            )
-            data_of(await client.call_tool(tool, arguments))
-            rewrite = read.replace("# Plan", "# The plan")
-            done = data_of(await client.call_tool("set_content", {"content": rewrite}))
-            merged = await h.app.documents.text(doc_id)
+    async with app_harness(tmp_path) as h, Client(h.mcp.server) as client:
+        doc_id, read = await _read_then_the_person_types(h, client)
+        data_of(await client.call_tool(tool, arguments))
+        rewrite = read.replace("# Plan", "# The plan")
+        done = data_of(await client.call_tool("set_content", {"content": rewrite}))
+        merged = await h.app.documents.text(doc_id)
     assert done["conflicts"] == []
     assert merged == "# The plan\n\n## A\nfirst\nthe person's line\n\n## B\nsecond\n"
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from bench.ui import INPUT_LATENCY
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from tests.web_ui.support import eventually
 
@@ -25,36 +26,11 @@ if TYPE_CHECKING:
 
 HEAD = "# Big\n\nThe person types here.\n\n"
 TAIL = "\nAgent target 0.\n"
-TYPING_MS = 100
-"""The median keystroke shows within this (a frozen tab takes seconds; the bench measures)."""
+TYPING_MS = 400
+"""The median keystroke shows within this: a frozen tab takes seconds (the bench measures the
+real figure; this only tells frozen from not, with room for a loaded machine)."""
 FROZEN_MS = 3_000
 """A keystroke that takes this long to show means the tab froze."""
-
-INPUT_LATENCY = """
-() => {
-  const content = document.querySelector(".cm-content");
-  const state = {typed: "", pending: [], samples: []};
-  window.__inputLatency = state;
-  const check = () => {
-    if (!state.pending.length) return;
-    const text = content.textContent;
-    const now = performance.now();
-    state.pending = state.pending.filter(([want, start]) => {
-      if (!text.includes(want)) return true;
-      state.samples.push(now - start);
-      return false;
-    });
-  };
-  new MutationObserver(check).observe(
-    content, {subtree: true, childList: true, characterData: true}
-  );
-  document.addEventListener("keydown", (event) => {
-    if (event.key.length !== 1) return;
-    state.typed += event.key;
-    state.pending.push([state.typed, event.timeStamp]);
-  }, true);
-}
-"""
 
 
 def big_text(size: int = MAX_DOCUMENT_BYTES) -> str:
