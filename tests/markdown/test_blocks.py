@@ -80,13 +80,20 @@ def test_line_starts_end_with_the_length() -> None:
     assert line_starts("a\nb\n") == (0, 2, 4)
 
 
-@given(st.text(alphabet="ab\n", max_size=40), st.text(alphabet="ab\n", max_size=40))
-def test_common_prefix_and_suffix_are_exact(a: str, b: str) -> None:
+@given(
+    st.text(alphabet="ab\n", max_size=40),
+    st.text(alphabet="ab\n", max_size=40),
+    st.integers(0, 9000),
+    st.integers(0, 9000),
+)
+def test_common_prefix_and_suffix_are_exact(a: str, b: str, head: int, tail: int) -> None:
+    # Shared runs longer than a compared chunk (4096) reach the chunked path.
+    a, b = "a" * head + a + "b" * tail, "a" * head + b + "b" * tail
     prefix = common_prefix(a, b)
     assert a[:prefix] == b[:prefix]
     assert prefix == min(len(a), len(b)) or a[prefix] != b[prefix]
     limit = min(len(a), len(b)) - prefix
-    suffix = common_suffix(a, b, limit)
+    suffix = common_suffix(a, b, prefix)
     assert suffix <= limit
     assert a[len(a) - suffix :] == b[len(b) - suffix :]
     assert suffix == limit or a[len(a) - suffix - 1] != b[len(b) - suffix - 1]

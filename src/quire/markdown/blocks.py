@@ -129,30 +129,46 @@ def split(text: str) -> Split:
 
 
 def common_prefix(a: str, b: str) -> int:
-    """How many leading characters ``a`` and ``b`` share."""
+    """The length of the text ``a`` and ``b`` start with, in linear time."""
     limit = min(len(a), len(b))
-    position = 0
-    while position < limit and a[position : position + _CHUNK] == b[position : position + _CHUNK]:
-        position += _CHUNK
-    position = min(position, limit)
-    end = min(position + _CHUNK, limit)
-    while position < end and a[position] == b[position]:
-        position += 1
-    return position
+    done = 0
+    # Whole chunks first (C-speed compares), then a binary search inside the first that differs.
+    while done < limit:
+        step = min(_CHUNK, limit - done)
+        if a[done : done + step] != b[done : done + step]:
+            low, high = 0, step - 1
+            while low < high:
+                middle = (low + high + 1) // 2
+                if a[done : done + middle] == b[done : done + middle]:
+                    low = middle
+                else:
+                    high = middle - 1
+            return done + low
+        done += step
+    return limit
 
 
-def common_suffix(a: str, b: str, limit: int) -> int:
-    """How many trailing characters ``a`` and ``b`` share, at most ``limit``."""
-    size = 0
-    while size < limit:
-        step = min(_CHUNK, limit - size)
-        if a[len(a) - size - step : len(a) - size] != b[len(b) - size - step : len(b) - size]:
-            break
-        size += step
-    end = min(size + _CHUNK, limit)
-    while size < end and a[len(a) - size - 1] == b[len(b) - size - 1]:
-        size += 1
-    return size
+def common_suffix(a: str, b: str, prefix: int) -> int:
+    """The length of the text ``a`` and ``b`` end with, not reaching into their first
+    ``prefix`` characters."""
+    limit = min(len(a), len(b)) - prefix
+    done = 0
+    while done < limit:
+        step = min(_CHUNK, limit - done)
+        if a[len(a) - done - step : len(a) - done] != b[len(b) - done - step : len(b) - done]:
+            low, high = 0, step - 1
+            while low < high:
+                middle = (low + high + 1) // 2
+                if (
+                    a[len(a) - done - middle : len(a) - done]
+                    == b[len(b) - done - middle : len(b) - done]
+                ):
+                    low = middle
+                else:
+                    high = middle - 1
+            return done + low
+        done += step
+    return limit
 
 
 def resplit(old: Split, text: str) -> Split:
@@ -163,7 +179,7 @@ def resplit(old: Split, text: str) -> Split:
     if not old.independent or not old.blocks:
         return split(text)
     prefix = common_prefix(old.text, text)
-    suffix = common_suffix(old.text, text, min(len(old.text), len(text)) - prefix)
+    suffix = common_suffix(old.text, text, prefix)
     starts = line_starts(text)
     changed = bisect_right(starts, prefix) - 1
     old_starts = [block.start for block in old.blocks]

@@ -170,8 +170,7 @@ class BlockCache:
         shared = -1
         for candidate in self._splits.values():
             prefix = common_prefix(candidate.text, text)
-            limit = min(len(candidate.text), len(text)) - prefix
-            size = prefix + common_suffix(candidate.text, text, limit)
+            size = prefix + common_suffix(candidate.text, text, prefix)
             if size > shared:
                 best, shared = candidate, size
         result = split(text) if best is None or shared == 0 else resplit(best, text)

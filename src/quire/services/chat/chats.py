@@ -295,10 +295,12 @@ class ChatService:
         ``chats`` and every chat read, waited on or present since the server started."""
         known = {*self._index.forget(path), *chats}
         known.update(Path(chat) for chat in self._presence.forget(path))
-        known.update(Path(chat) for chat in self._waits.keys_below(path))
+        waited = self._waits.keys_below(path)
+        known.update(Path(chat) for chat in waited)
         await self._cursors.forget(str(path))
         await self.sessions.leave(user, str(path))
-        self._waits.notify_below(path)
+        for waiting in waited:
+            self._waits.notify(waiting)
         for chat in sorted(known):
             self._bus.publish(user, ChatDeletedEvent(data=ChatNamed(path=str(chat))))
             self._announce(user, str(chat), True)

@@ -75,11 +75,6 @@ class ChatWaits:
         if event is not None:
             event.set()
 
-    def notify_below(self, folder: Path) -> None:
-        """Wake every waiter of the chat ``folder`` or of a chat below that folder."""
-        for chat in self.keys_below(folder):
-            self.notify(chat)
-
     def keys_below(self, folder: Path) -> list[str]:
         """The chats with an open wait that are ``folder`` or below that folder."""
         return [chat for chat in self._listeners if Path(chat).is_relative_to(folder)]

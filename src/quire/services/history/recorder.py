@@ -58,7 +58,6 @@ class _Job:
     burst: str | None = None
     """The note (relative path) whose open burst this is, while it may still grow."""
     tries: int = 0
-    done: anyio.Event = field(default_factory=anyio.Event)
     answered: anyio.Event = field(default_factory=anyio.Event)
     """Set once the job is done, or held by a git operation of the user's."""
     commit: str | None = None
@@ -366,7 +365,6 @@ class HistoryRecorder:
                     return
                 case str() | None:
                     job.commit = made
-        job.done.set()
         job.answered.set()
         self._journal.paid(job.job_id)
         others = self._by_root.values()

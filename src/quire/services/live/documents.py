@@ -357,8 +357,9 @@ class LiveDocuments:
         same one of the read when both count the same occurrences of ``find``.
         """
         read = None if read_version is None else self.versions.known(doc_id, read_version)
-        if read_version is None or read is None or read == before:
+        if read is None or read == before:
             return self.versions.give(doc_id, after)
+        assert read_version is not None
         if len(edits.find_spans(read, find)) != len(edits.find_spans(before, find)):
             return read_version  # which occurrence the agent meant in its read cannot be told
         viewed = edits.replace_occurrence(read, find, replace, match_index)

@@ -13,8 +13,8 @@ from difflib import SequenceMatcher
 from pycrdt import Text
 
 from quire.core.errors import InvalidArgument
+from quire.markdown.blocks import common_prefix, common_suffix
 
-_CHUNK = 4096
 _CHARACTER_DIFF_LIMIT = 250_000
 """Changed line blocks up to this size (old length times new length) are diffed by character."""
 
@@ -36,8 +36,8 @@ def text_changes(old: str, new: str) -> list[TextChange]:
     characters that differ at its ends), so text the two share keeps its identity and a
     remote cursor in it stays where it was.
     """
-    prefix = _common_prefix(old, new)
-    suffix = _common_suffix(old, new, prefix)
+    prefix = common_prefix(old, new)
+    suffix = common_suffix(old, new, prefix)
     old_mid = old[prefix : len(old) - suffix]
     new_mid = new[prefix : len(new) - suffix]
     if not old_mid and not new_mid:
@@ -120,8 +120,8 @@ def _character_changes(old: str, start: int, end: int, block: str) -> list[TextC
 
 def _trimmed(old: str, start: int, end: int, insert: str) -> list[TextChange]:
     removed = old[start:end]
-    head = _common_prefix(removed, insert)
-    tail = _common_suffix(removed, insert, head)
+    head = common_prefix(removed, insert)
+    tail = common_suffix(removed, insert, head)
     if head == len(removed) and head == len(insert):
         return []
     return [TextChange(start + head, end - tail, insert[head : len(insert) - tail])]
@@ -132,49 +132,6 @@ def _line_starts(lines: list[str], base: int) -> list[int]:
     for line in lines:
         starts.append(starts[-1] + len(line))
     return starts
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """The length of the text ``a`` and ``b`` start with, in linear time."""
-    limit = min(len(a), len(b))
-    done = 0
-    # Whole chunks first (C-speed compares), then a binary search inside the first that differs.
-    while done < limit:
-        step = min(_CHUNK, limit - done)
-        if a[done : done + step] != b[done : done + step]:
-            low, high = 0, step - 1
-            while low < high:
-                middle = (low + high + 1) // 2
-                if a[done : done + middle] == b[done : done + middle]:
-                    low = middle
-                else:
-                    high = middle - 1
-            return done + low
-        done += step
-    return limit
-
-
-def _common_suffix(a: str, b: str, prefix: int) -> int:
-    """The length of the text ``a`` and ``b`` end with, not reaching into their first
-    ``prefix`` characters."""
-    limit = min(len(a), len(b)) - prefix
-    done = 0
-    while done < limit:
-        step = min(_CHUNK, limit - done)
-        if a[len(a) - done - step : len(a) - done] != b[len(b) - done - step : len(b) - done]:
-            low, high = 0, step - 1
-            while low < high:
-                middle = (low + high + 1) // 2
-                if (
-                    a[len(a) - done - middle : len(a) - done]
-                    == b[len(b) - done - middle : len(b) - done]
-                ):
-                    low = middle
-                else:
-                    high = middle - 1
-            return done + low
-        done += step
-    return limit
 
 
 def _utf8_length(value: str) -> int:

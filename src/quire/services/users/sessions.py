@@ -67,11 +67,11 @@ class BrowserSessions:
                 last_seen_at_ms=found.last_seen_at_ms,
                 now_ms=now,
             )
-            account = await rows.account_by_id(session, found.user_id)
             if not alive:
                 await rows.delete_browser_session(session, key)
                 await session.commit()
                 return None
+            account = await rows.account_by_id(session, found.user_id)
             if account is None or account.disabled:
                 return None
             if now - found.last_seen_at_ms >= self._policy.touch_ms:
