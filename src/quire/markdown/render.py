@@ -374,15 +374,18 @@ def render_fragment(
     seen: dict[str, int],
     line: int,
     remote_images: bool,
-    nesting: RawHtmlNesting | None = None,
+    nesting: RawHtmlNesting,
 ) -> Fragment:
     """The HTML of one block's ``tokens`` (starting on ``line``), as the whole render writes
     it there: ``seen`` holds the heading ids taken before it and gains its own; ``nesting``
-    carries raw HTML open in blocks before it (a fresh one when None)."""
+    carries raw HTML open in blocks before it."""
     md = _markdown()
-    env: EnvType = {_REMOTE_IMAGES: remote_images, _SLUGS: seen, _SLUG_LOG: []}
-    if nesting is not None:
-        env[_RAW_NESTING] = nesting
+    env: EnvType = {
+        _REMOTE_IMAGES: remote_images,
+        _SLUGS: seen,
+        _SLUG_LOG: [],
+        _RAW_NESTING: nesting,
+    }
     html = md.renderer.render(tokens, md.options, env)
     return Fragment(
         html=html,
