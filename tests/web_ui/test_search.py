@@ -139,7 +139,9 @@ def test_a_result_opens_in_edit_view_with_the_cursor_on_its_line(
 ) -> None:
     with server.agent() as agent:
         agent.post("/api/documents/open", json={"path": deep, "mode": "edit"}).raise_for_status()
-    expect(page.locator(".cm-content")).to_contain_text("Part 1")
+    # The editor's bundle loads on first use; a loaded machine (a 16 MiB note in the other
+    # worker) took longer than the default wait once.
+    expect(page.locator(".cm-content")).to_contain_text("Part 1", timeout=60_000)
     page.locator(".tab.active").click()
     search(page, "needle sits")
     page.locator(f".search-hit[data-line='{NEEDLE_LINE}']").click()
