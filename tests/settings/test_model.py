@@ -54,7 +54,7 @@ def test_the_defaults_serve_the_working_directory_on_the_loopback(home: Path, cw
 FILE = '[server]\nhost = "localhost"\nport = 5000\ndb = "sqlite:////tmp/file.db"\n'
 ENV = {"QUIRE_HOST": "::1", "QUIRE_PORT": "6000", "QUIRE_DB": "postgresql://env/db"}
 FLAGS: dict[str, object | None] = {
-    "host": "0.0.0.0",
+    "host": "127.0.0.2",
     "port": 7000,
     "db_url": "postgresql+asyncpg://flag/db",
 }
@@ -67,8 +67,8 @@ FLAGS: dict[str, object | None] = {
         (True, False, False, ("localhost", 5000, "sqlite:////tmp/file.db")),
         (True, True, False, ("::1", 6000, "postgresql://env/db")),
         (False, True, False, ("::1", 6000, "postgresql://env/db")),
-        (True, True, True, ("0.0.0.0", 7000, "postgresql+asyncpg://flag/db")),
-        (True, False, True, ("0.0.0.0", 7000, "postgresql+asyncpg://flag/db")),
+        (True, True, True, ("127.0.0.2", 7000, "postgresql+asyncpg://flag/db")),
+        (True, False, True, ("127.0.0.2", 7000, "postgresql+asyncpg://flag/db")),
     ],
 )
 def test_flags_win_over_the_environment_over_the_file_over_defaults(
@@ -347,3 +347,49 @@ def test_settings_cannot_change_once_made(tmp_path: Path) -> None:
 )
 def test_a_host_is_an_ip_address_or_a_host_name(host: str, ok: bool) -> None:
     assert (host_problem(host) is None) == ok
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "quire.example.org"])
+def test_single_mode_refuses_to_listen_beyond_this_machine(
+    home: Path, cwd: Path, host: str
+) -> None:
+    with pytest.raises(InvalidArgument, match="--multi") as caught:
+        _load(home, cwd, flags={"host": host})
+    assert "reachable from other machines" in str(caught.value)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.8.0.1", "::1", "localhost"])
+def test_single_mode_listens_on_loopback(home: Path, cwd: Path, host: str) -> None:
+    assert _load(home, cwd, flags={"host": host}).mode == "single"
+
+
+@pytest.mark.parametrize(
+    ("flags", "environ", "toml"),
+    [
+        ({"mode": "multi"}, None, None),
+        (None, {"QUIRE_MODE": "multi"}, None),
+        (None, None, 'mode = "multi"\n'),
+    ],
+)
+def test_multi_mode_comes_from_a_flag_the_environment_or_the_file(
+    home: Path,
+    cwd: Path,
+    flags: dict[str, object | None] | None,
+    environ: dict[str, str] | None,
+    toml: str | None,
+) -> None:
+    settings = _load(home, cwd, flags=flags, environ=environ, toml=toml)
+    assert settings.multi
+
+
+def test_multi_mode_may_listen_beyond_this_machine(home: Path, cwd: Path) -> None:
+    settings = _load(home, cwd, flags={"host": "0.0.0.0", "mode": "multi"})
+    assert (settings.host, settings.multi) == ("0.0.0.0", True)
+
+
+@pytest.mark.parametrize("raw", ['"team"', "true", '"Multi"', "1"])
+def test_a_mode_that_is_neither_single_nor_multi_is_refused(
+    home: Path, cwd: Path, raw: str
+) -> None:
+    with pytest.raises(InvalidArgument, match="single or multi"):
+        _load(home, cwd, toml=f"mode = {raw}\n")

@@ -47,6 +47,7 @@ def test_the_example_quire_toml_is_one_the_server_accepts(tmp_path: Path) -> Non
     config = read_config(path)
     assert set(config) == {
         "workspaces",
+        "mode",
         "server",
         "chat",
         "approvals",

@@ -83,6 +83,12 @@ def wall_clock_ms() -> int:
     multiple=True,
     help="Also open, present and review documents in DIR (not listed or searched); repeatable.",
 )
+@click.option(
+    "--multi",
+    is_flag=True,
+    help="Run a team server: people sign in with accounts (`quire user add`) and see only "
+    "what they were granted.",
+)
 @click.option("--no-browser", is_flag=True, help="Do not open the login URL in a browser.")
 @reports_errors
 def serve_command(
@@ -92,6 +98,7 @@ def serve_command(
     port: int | None,
     state_dir: str | None,
     db_url: str | None,
+    multi: bool,
     no_browser: bool,
 ) -> None:
     """Run the Quire server for the workspaces DIR... (default: the current folder).
@@ -109,6 +116,7 @@ def serve_command(
         "port": port,
         "state_dir": state_dir,
         "db_url": db_url,
+        "mode": "multi" if multi else None,
         "open_browser": False if no_browser else None,
     }
     machine = machine_facts()
@@ -165,7 +173,9 @@ async def _run(
 
         def ready() -> None:
             claim.publish(info)
-            login_url = f"{info.url}/?token={info.token}"
+            login_url = (
+                f"{info.url}/login" if settings.multi else f"{info.url}/?token={info.token}"
+            )
             echo(f"Quire is running at {login_url}")
             logger.info(
                 "Serving %s at %s (pid %d); state in %s.",

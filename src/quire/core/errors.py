@@ -169,6 +169,12 @@ class BrowserLoginNeeded(QuireError):
     owner's, is refused, since a token in an agent's hands must never approve its own request."""
 
 
+class AccessDenied(QuireError):
+    """The signed-in account may read this but not change it (or may not act on it at all,
+    where saying so reveals nothing); nothing was changed. A path the account may not read
+    is reported as FileMissing instead, so a refusal never tells whether it exists."""
+
+
 class AccountNotFound(QuireError):
     """No account has the username given; nothing was changed."""
 

@@ -32,6 +32,7 @@ from quire.services.history.service import HistoryService
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.search import INDEX_FILE, SearchService
+from quire.services.users.team import Team
 from quire.services.windows import Windows
 from quire.settings.model import Settings
 from quire.vault.temp_files import remove_when_stale, sweep
@@ -71,6 +72,8 @@ class AppServices:
     """Agent approvals; None only in test harnesses that build the services by hand."""
     notices: Notices | None = None
     """Agent notices; None only in test harnesses that build the services by hand."""
+    team: Team | None = None
+    """Accounts, sign-in and grants: set in multi mode only."""
 
 
 @asynccontextmanager
@@ -177,6 +180,7 @@ async def open_services(
             history=HistoryService(recorder, documents),
             approvals=approvals,
             notices=notices,
+            team=Team(database, workspaces.folders, clock=clock) if settings.multi else None,
         )
 
 

@@ -84,6 +84,13 @@ SETTINGS: tuple[Setting, ...] = (
         env="QUIRE_DB",
         default_text="SQLite in the state folder (`quire.db`)",
     ),
+    Setting(
+        "mode",
+        "`single` or `multi` (`--multi` makes it `multi`)",
+        file_key="mode",
+        flag="--multi",
+        env="QUIRE_MODE",
+    ),
     Setting("open_browser", "true or false (`--no-browser` makes it false)", flag="--no-browser"),
     Setting("chat_enabled", "true or false", file_key="chat.enabled"),
     Setting("approvals_enabled", "true or false", file_key="approvals.enabled"),

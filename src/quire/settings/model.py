@@ -15,6 +15,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -66,6 +67,12 @@ class Settings(BaseModel):
         description="The database; PostgreSQL lets several servers share one state.",
     )
     """None: SQLite in the state folder (``database_url`` gives the URL to open)."""
+    mode: Literal["single", "multi"] = Field(
+        default="single",
+        description="`single`: one person, signed in with the token in server.json. `multi`: "
+        "a team server where people sign in with their accounts and see only what they were "
+        "granted (see docs/teams.md).",
+    )
     open_browser: bool = Field(
         default=True, description="Whether `quire serve` opens the login URL in a browser."
     )
@@ -138,6 +145,11 @@ class Settings(BaseModel):
         return value
 
     @property
+    def multi(self) -> bool:
+        """Whether this is a team server: accounts, sign-in and grants."""
+        return self.mode == "multi"
+
+    @property
     def port_is_default(self) -> bool:
         """Whether nobody chose the port, so a busy default may fall back to the next ones."""
         return "port" not in self.model_fields_set
@@ -192,7 +204,7 @@ def load_settings(
     found = _pick("allowed_folders", flags, {}, config, path)
     if found is not None:
         values["allowed_folders"] = _workspaces(*found, cwd=cwd, home=home)
-    for key, check in (("host", _host), ("port", _port), ("db_url", _db_url)):
+    for key, check in (("host", _host), ("port", _port), ("db_url", _db_url), ("mode", _mode)):
         found = _pick(key, flags, environ, config, path)
         if found is not None:
             values[key] = check(found[0], found[1], state_dir)
@@ -218,7 +230,39 @@ def load_settings(
         workspaces = values["workspaces"]
         assert isinstance(workspaces, tuple)
         values["remote_images"] = _remote_images(*found, workspaces=workspaces, home=home)
-    return Settings.model_validate(values)
+    return _exposed_safely(Settings.model_validate(values))
+
+
+def _exposed_safely(settings: Settings) -> Settings:
+    problem = exposure_problem(settings)
+    if problem is not None:
+        raise InvalidArgument(problem, argument="host")
+    return settings
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (127.0.0.0/8, ::1 or ``localhost``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def exposure_problem(settings: Settings) -> str | None:
+    """Why the server may not listen where the settings say (None when it may).
+
+    Anything but loopback is reachable from other machines, so it needs accounts: single mode
+    signs everyone in with one token and gives them everything."""
+    if is_loopback(settings.host) or settings.multi:
+        return None
+    return (
+        f"Refused to listen on {settings.host}: that address is reachable from other "
+        "machines, and single mode gives whoever holds its one token every workspace. Listen "
+        "on 127.0.0.1 (the default), or run a team server with accounts: `quire serve --multi` "
+        '(or mode = "multi" in quire.toml, see docs/teams.md).'
+    )
 
 
 def export_browser(
@@ -457,6 +501,12 @@ def _db_url(raw: object, source: _Source, state_dir: Path) -> str:
             argument=source.where,
         ) from None
     return raw.strip()
+
+
+def _mode(raw: object, source: _Source, _state_dir: Path) -> str:
+    if raw not in ("single", "multi"):
+        raise _bad(source, raw, "is not a mode", "single or multi")
+    return str(raw)
 
 
 def _boolean(raw: object, source: _Source) -> bool:

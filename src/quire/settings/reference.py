@@ -32,6 +32,7 @@ closest known one):
 
 ```toml
 workspaces = ["~/notes", "/srv/team-docs"]
+mode = "single"
 
 [server]
 host = "127.0.0.1"
@@ -66,6 +67,11 @@ addresses) as written only when it lies inside a folder listed there. Everywhere
 every chat message, each remote image is a placeholder that names its host; one click loads that
 image alone. Exports fetch remote images only when the export asks for them. See the preview's
 page, `docs/markdown.md`, for how the page policy and the click fit together.
+
+`mode` is `single` (one person, the default) or `multi` (a team server with accounts, sign-in
+and grants; see `docs/teams.md`). A server in single mode listens on this machine only
+(127.0.0.1, `::1` or `localhost`): any other address is refused at start-up, because single mode
+gives whoever holds its one token every workspace.
 
 `approvals.enabled` turns agent approvals on (off by default): without it the approval routes
 answer 404 and the `quire approval` hooks send nothing. See `docs/approvals.md`.

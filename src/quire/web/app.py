@@ -41,13 +41,22 @@ from quire.web import (
     rendering,
     reviews,
     search,
+    sign_in,
     static_files,
     sync,
     windows,
 )
 from quire.web.answers import answer
-from quire.web.auth import AuthMiddleware, HostOriginMiddleware, Sessions
+from quire.web.auth import (
+    AuthMiddleware,
+    HostOriginMiddleware,
+    OwnerSignIn,
+    Sessions,
+    SignInMethod,
+    TeamSignIn,
+)
 from quire.web.authors import HistoryAuthorMiddleware
+from quire.web.connections import OpenConnections
 from quire.web.errors import http_error_handler, internal_error_handler, quire_error_handler
 from quire.web.limits import BodyLimitMiddleware
 from quire.web.login import login_response
@@ -101,7 +110,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
 
     async def home(request: Request) -> Response:
         """The home page; ``/?token=…`` signs a browser in first."""
-        if "token" in request.query_params:
+        if "token" in request.query_params and services.team is None:
             return login_response(
                 request, token=services.token, user=OWNER, sessions=sessions, how_to_sign_in=advice
             )
@@ -114,6 +123,8 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         async with AsyncExitStack() as stack:
             for sub_app in sub_apps:
                 await stack.enter_async_context(sub_app.running())
+            if connections is not None:
+                await stack.enter_async_context(connections.watching())
             yield
         # Ends every /ws/events stream, so no socket keeps the shutdown waiting.
         services.bus.close()
@@ -144,14 +155,22 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
             for sub in sub_apps
         ),
     ]
+    owner = OwnerSignIn(token=services.token, user=OWNER, sessions=sessions)
+    connections: OpenConnections | None = None
+    method: SignInMethod = owner
+    if services.team is not None:
+        team_sign_in = TeamSignIn(owner, services.team)
+        method = team_sign_in
+        connections = OpenConnections(team_sign_in)
+        routes[2:2] = sign_in.routes
     middleware = [
         Middleware(HostOriginMiddleware, host=settings.host, port=settings.port),
         Middleware(
             AuthMiddleware,
-            token=services.token,
-            user=OWNER,
-            sessions=sessions,
+            method=method,
+            connections=connections,
             how_to_sign_in=advice,
+            sign_in_page=None if connections is None else sign_in.SIGN_IN_PATH,
         ),
         Middleware(HistoryAuthorMiddleware),
         Middleware(BodyLimitMiddleware),
@@ -169,4 +188,5 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         lifespan=lifespan,
     )
     app.state.services = services
+    app.state.connections = connections
     return app

@@ -10,14 +10,23 @@ import hmac
 import secrets
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
+from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlencode
 
 from starlette.datastructures import Headers, QueryParams
+from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from quire.services.users.access import EVERYTHING, Access, acting_as
+from quire.services.users.team import Team
 from quire.web.context import BROWSER_SCOPE_KEY, USER_SCOPE_KEY
 from quire.web.errors import error_response
 from quire.web.pages import sign_in_needed_page
+
+if TYPE_CHECKING:
+    from quire.web.connections import OpenConnections
 
 SESSION_COOKIE = "quire_session"
 MAX_SESSIONS = 64
@@ -82,38 +91,144 @@ class Sessions:
         return found
 
 
-class AuthMiddleware:
-    """Signs each request in as the owner from its bearer token or session cookie.
+@dataclass(frozen=True)
+class SignedIn:
+    """Who a request signed in as: the user name routes see, whether a browser login's cookie
+    did it (not a token), what the request may reach, and for an account the credential it
+    came with, so an open connection can be checked again and closed when it is revoked."""
 
-    ``/health`` is open; ``GET /?token=…`` goes through to the login route, which judges the
-    token itself. Anything else without valid credentials gets 401 (HTML for the home page,
-    JSON elsewhere); a WebSocket is accepted and closed at once with code 4401.
-    """
+    user: str
+    by_browser: bool
+    access: Access = EVERYTHING
+    credential: Credential | None = None
 
-    def __init__(
-        self, app: ASGIApp, *, token: str, user: str, sessions: Sessions, how_to_sign_in: str
-    ) -> None:
-        self.app = app
+
+@dataclass(frozen=True)
+class Credential:
+    """An account's token (``kind`` ``token``) or browser session id (``session``)."""
+
+    kind: str
+    secret: str = field(repr=False)
+
+
+class OwnerSignIn:
+    """Single mode: the server's token, or the session cookie of a browser that brought it
+    once, signs in as the owner, who may reach everything served."""
+
+    def __init__(self, *, token: str, user: str, sessions: Sessions) -> None:
         self.token = token
         self.user = user
         self.sessions = sessions
+
+    async def sign_in(self, headers: Headers) -> SignedIn | None:
+        """The owner, when the request carries the server's token or a live session cookie.
+        A request that carries a token is a token request, whatever cookie comes with it."""
+        token = bearer_token(headers)
+        if token is not None and tokens_match(token, self.token):
+            return SignedIn(self.user, False)
+        session_id = session_cookie(headers)
+        if session_id is not None:
+            user = self.sessions.user_of(session_id)
+            if user is not None:
+                return SignedIn(user, token is None)
+        return None
+
+
+class TeamSignIn:
+    """Multi mode: an account's API token or browser session signs in as that account, with
+    the access its grants give; the server's own token (server.json, readable only by the
+    account that runs the server) still signs in as the owner, for local tools."""
+
+    def __init__(self, owner: OwnerSignIn, team: Team) -> None:
+        self.owner = owner
+        self.team = team
+
+    async def sign_in(self, headers: Headers) -> SignedIn | None:
+        """The account a token or session cookie signs in as, or None."""
+        token = bearer_token(headers)
+        if token is not None:
+            if tokens_match(token, self.owner.token):
+                return SignedIn(self.owner.user, False)
+            return await self.check(Credential("token", token))
+        session_id = session_cookie(headers)
+        if session_id is not None:
+            return await self.check(Credential("session", session_id))
+        return None
+
+    async def check(self, credential: Credential) -> SignedIn | None:
+        """Who ``credential`` signs in as now, with the access the account has now; None when
+        it is unknown, expired, revoked, or its account is disabled."""
+        if credential.kind == "token":
+            identity = await self.team.tokens.verify(credential.secret)
+        else:
+            identity = await self.team.sessions.verify(credential.secret)
+        if identity is None:
+            return None
+        access = await self.team.access_of(identity)
+        return SignedIn(identity.username, credential.kind == "session", access, credential)
+
+
+class SignInMethod(Protocol):
+    """How a request's headers sign it in: ``OwnerSignIn`` or ``TeamSignIn``."""
+
+    async def sign_in(self, headers: Headers) -> SignedIn | None: ...
+
+
+class AuthMiddleware:
+    """Signs each request in from its bearer token or session cookie, and runs it with the
+    access that gives (``services.users.access.acting_as``).
+
+    ``/health`` is open; ``GET /?token=…`` and the sign-in page go through to their routes,
+    which judge what they are given themselves. Anything else without valid credentials gets
+    401 (HTML for a page: the sign-in page in multi mode; JSON elsewhere); a WebSocket is
+    accepted and closed at once with code 4401. An account's request runs inside
+    ``connections`` so it ends the moment its credential or grants are taken away.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        method: SignInMethod,
+        connections: OpenConnections | None,
+        how_to_sign_in: str,
+        sign_in_page: str | None = None,
+    ) -> None:
+        self.app = app
+        self.method = method
+        self.connections = connections
         self.how_to_sign_in = how_to_sign_in
+        self.sign_in_page = sign_in_page
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
-        if scope["type"] == "http" and _is_login(scope):
+        if scope["type"] == "http" and _is_login(scope, self.sign_in_page):
             await self.app(scope, receive, send)
             return
-        user, by_browser = self._user(Headers(scope=scope))
-        if user is not None:
-            scope[USER_SCOPE_KEY] = user
-            scope[BROWSER_SCOPE_KEY] = by_browser
-            await self.app(scope, receive, send)
+        signed = await self.method.sign_in(Headers(scope=scope))
+        if signed is not None:
+            scope[USER_SCOPE_KEY] = signed.user
+            scope[BROWSER_SCOPE_KEY] = signed.by_browser
+            with acting_as(signed.access):
+                if signed.credential is None or self.connections is None:
+                    await self.app(scope, receive, send)
+                else:
+                    await self.connections.run(signed, self.app, scope, receive, send)
             return
+        await self.refuse(scope, receive, send)
+
+    async def refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer a request that did not sign in."""
         if scope["type"] == "websocket":
-            await _close_websocket(receive, send, WS_UNAUTHORIZED, "sign in first", accept=True)
+            await close_websocket(receive, send, WS_UNAUTHORIZED, "sign in first", accept=True)
+        elif scope["path"] in (LOGIN_PATH, "/open") and self.sign_in_page is not None:
+            target = scope["path"] + (
+                "?" + scope["query_string"].decode("latin-1") if scope.get("query_string") else ""
+            )
+            location = f"{self.sign_in_page}?{urlencode({'next': target})}"
+            await RedirectResponse(location, status_code=303)(scope, receive, send)
         elif scope["path"] in (LOGIN_PATH, "/open"):
             await sign_in_needed_page(self.how_to_sign_in)(scope, receive, send)
         else:
@@ -121,18 +236,6 @@ class AuthMiddleware:
             response = error_response(401, "Unauthorized", message)
             response.headers["WWW-Authenticate"] = 'Bearer realm="quire"'
             await response(scope, receive, send)
-
-    def _user(self, headers: Headers) -> tuple[str | None, bool]:
-        """The signed-in user, and whether a browser login's cookie (not a token) did it. A
-        request that carries a token is a token request, whatever cookie comes with it."""
-        token = bearer_token(headers)
-        if token is not None and tokens_match(token, self.token):
-            return self.user, False
-        session_id = session_cookie(headers)
-        if session_id is not None:
-            user = self.sessions.user_of(session_id)
-            return user, user is not None and token is None
-        return None, False
 
 
 class HostOriginMiddleware:
@@ -161,7 +264,7 @@ class HostOriginMiddleware:
         if problem is None:
             await self.app(scope, receive, send)
         elif scope["type"] == "websocket":
-            await _close_websocket(receive, send, WS_FORBIDDEN, "refused", accept=False)
+            await close_websocket(receive, send, WS_FORBIDDEN, "refused", accept=False)
         else:
             await error_response(403, "Forbidden", problem)(scope, receive, send)
 
@@ -207,13 +310,15 @@ def _origin_problem(origins: list[str], allowed: Iterable[str]) -> str | None:
     )
 
 
-def _is_login(scope: Scope) -> bool:
+def _is_login(scope: Scope, sign_in_page: str | None) -> bool:
+    if sign_in_page is not None:
+        return bool(scope["path"] == sign_in_page)
     if scope["path"] != LOGIN_PATH or scope["method"] not in ("GET", "HEAD"):
         return False
     return "token" in QueryParams(scope.get("query_string", b""))
 
 
-async def _close_websocket(
+async def close_websocket(
     receive: Receive, send: Send, code: int, reason: str, *, accept: bool
 ) -> None:
     message = await receive()

@@ -37,3 +37,12 @@ def signed_in_by_browser(connection: HTTPConnection) -> bool:
     """Whether this request signed in with a browser login's session cookie (an API token,
     even one sent beside a cookie, makes it False)."""
     return connection.scope.get(BROWSER_SCOPE_KEY) is True
+
+
+async def recheck_connections(connection: HTTPConnection) -> None:
+    """Close the open requests of accounts whose access just changed in this server (a
+    sign-out, a revoked token or grant): at once, not at the next periodic check. Nothing in
+    single mode."""
+    connections = getattr(connection.app.state, "connections", None)
+    if connections is not None:
+        await connections.recheck()

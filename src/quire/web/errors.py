@@ -37,6 +37,7 @@ STATUS: Final[dict[type[errors.QuireError], int]] = {
     errors.ApprovalNotFound: 404,
     errors.ApprovalRefused: 409,
     errors.BrowserLoginNeeded: 403,
+    errors.AccessDenied: 403,
     errors.AccountNotFound: 404,
     errors.SignInRefused: 401,
     errors.SignInLocked: 429,

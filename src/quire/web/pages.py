@@ -28,6 +28,9 @@ code { font: 0.9em ui-monospace, monospace; background: #eff1f3; padding: 0.1em 
        border-radius: 4px; }
 ul { padding-left: 1.2rem; }
 .muted { color: #59636e; }
+.error { color: #b42318; }
+input { font: inherit; padding: 0.3rem 0.5rem; width: 100%; box-sizing: border-box; }
+button { font: inherit; padding: 0.4rem 1.2rem; }
 """
 
 
@@ -40,6 +43,40 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
         f"<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
     )
     return HTMLResponse(html, status_code=status, headers=PAGE_HEADERS)
+
+
+SIGN_IN_PAGE_HEADERS = {
+    **PAGE_HEADERS,
+    "Content-Security-Policy": PAGE_HEADERS["Content-Security-Policy"].replace(
+        "form-action 'none'", "form-action 'self'"
+    ),
+}
+"""The sign-in page posts its form to itself; every other page posts nowhere."""
+
+
+def account_sign_in_page(
+    *, action: str, next_path: str, csrf: str, error: str | None = None, status: int = 200
+) -> HTMLResponse:
+    """The multi-mode sign-in form (username and password), with the error of the last try."""
+    problem = f'<p role="alert" class="error">{escape(error)}</p>\n' if error else ""
+    body = (
+        "<h1>Sign in to Quire</h1>\n"
+        f"{problem}"
+        f'<form method="post" action="{escape(action)}">\n'
+        f'<input type="hidden" name="csrf" value="{escape(csrf)}">\n'
+        f'<input type="hidden" name="next" value="{escape(next_path)}">\n'
+        '<p><label>Username<br><input name="username" autocomplete="username" required '
+        'autofocus autocapitalize="none" spellcheck="false" maxlength="64"></label></p>\n'
+        '<p><label>Password<br><input name="password" type="password" required '
+        'autocomplete="current-password" maxlength="1024"></label></p>\n'
+        '<p><button type="submit">Sign in</button></p>\n'
+        "</form>\n"
+        '<p class="muted">No account? Ask the person who runs this Quire server '
+        "(<code>quire user add NAME</code>).</p>"
+    )
+    response = _page("Quire: sign in", body, status=status)
+    response.headers.update(SIGN_IN_PAGE_HEADERS)
+    return response
 
 
 def sign_in_needed_page(how_to_sign_in: str) -> HTMLResponse:

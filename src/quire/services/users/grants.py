@@ -165,15 +165,19 @@ class Grants:
                 account = await account_rows.account_by_id(session, user_id)
                 if account is None or account.disabled:
                     return False
-                found = await rows.grants_reaching(session, user_id)
-            grants = [
-                Grant(g.workspace, tuple(g.prefix.split("/")) if g.prefix else (), g.access)
-                for g in found
-            ]
+                grants = await reaching(session, user_id)
             return allows(grants, workspace, path, access)
         except Exception:
             logger.exception("An access check failed, so access was denied")
             return False
+
+
+async def reaching(session: AsyncSession, user_id: str) -> tuple[Grant, ...]:
+    """Every grant that reaches the account (its own and its groups'), as the rules read them."""
+    found = await rows.grants_reaching(session, user_id)
+    return tuple(
+        Grant(g.workspace, tuple(g.prefix.split("/")) if g.prefix else (), g.access) for g in found
+    )
 
 
 async def _group(session: AsyncSession, group: str) -> int:

@@ -1,0 +1,164 @@
+"""What the request being served may read and write: the one access check every service calls.
+
+A request runs ``as`` an access (``acting_as``), set once by the web layer's sign-in for the
+whole request, its tasks and its worker threads (a ``ContextVar`` follows them). Services
+call ``require_read`` / ``require_write`` before they touch a path and ``may_read`` to filter
+a listing item by item. Code that serves no request (the watcher, start-up, a test building
+services by hand) runs as ``EVERYTHING``, the server's own access.
+
+In single mode every request is the owner's, so the access is ``EVERYTHING``. In multi mode a
+signed-in account's access is the union of the grants that reach it, resolved once when the
+request signs in (``GrantedAccess``): checks are then pure, with no database round trip.
+
+Denials never say whether a path exists: without read access a path is "not found", exactly
+as a path that is not there; with read access only, a write is "access denied".
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+
+from quire.core.errors import AccessDenied, FileMissing
+from quire.core.teams.grants import Access as Level
+from quire.core.teams.grants import Grant, access_to, leads_to
+from quire.fs.resolve import resolve_leniently
+from quire.services.users.identity import Identity
+
+logger = logging.getLogger(__name__)
+
+
+class Access:
+    """Everything: the server's own access, and the owner's in single mode."""
+
+    @property
+    def identity(self) -> Identity | None:
+        """The signed-in account (None: the server itself, or single mode's owner)."""
+        return None
+
+    @property
+    def restricted(self) -> bool:
+        """Whether checks can refuse anything (False: every path is allowed)."""
+        return False
+
+    def level(self, path: Path) -> Level | None:
+        """The access to ``path``: write, read, or None."""
+        return "write"
+
+    def sees_folder(self, path: Path) -> bool:
+        """Whether a listing may show the folder ``path`` (by name): it is readable, or a
+        grant below it is reached through it."""
+        return True
+
+    def may_read(self, path: Path) -> bool:
+        """Whether ``path`` may be read (write access includes read)."""
+        return self.level(path) is not None
+
+    def may_write(self, path: Path) -> bool:
+        """Whether ``path`` may be changed, created or deleted."""
+        return self.level(path) == "write"
+
+    def require_read(self, path: Path, *, missing: str | None = None) -> None:
+        """Raise ``FileMissing`` unless ``path`` may be read. ``missing`` is the message a
+        missing file gets at the caller, so a refused path reads exactly like an absent one."""
+        if not self.may_read(path):
+            raise FileMissing(missing or not_found(path))
+
+    def require_write(self, path: Path, *, missing: str | None = None) -> None:
+        """Raise ``FileMissing`` when ``path`` may not be read, ``AccessDenied`` when it may
+        only be read."""
+        level = self.level(path)
+        if level is None:
+            raise FileMissing(missing or not_found(path))
+        if level != "write":
+            raise AccessDenied(
+                f"Access denied: your account has read-only access to {path}. Ask a "
+                "workspace admin for write access."
+            )
+
+
+EVERYTHING = Access()
+
+
+@dataclass(frozen=True)
+class GrantedAccess(Access):
+    """A signed-in account's access: the grants that reach it, over the served folders.
+
+    ``workspaces`` are the served folders (resolved) with the names grants use; a path
+    outside them, or spelled so a grant cannot cover it, gets no access. Any error while
+    checking denies."""
+
+    account: Identity
+    grants: tuple[Grant, ...]
+    workspaces: Sequence[tuple[Path, str]]
+
+    @property
+    def identity(self) -> Identity:
+        return self.account
+
+    @property
+    def restricted(self) -> bool:
+        return True
+
+    def level(self, path: Path) -> Level | None:
+        try:
+            located = self._locate(path)
+            if located is None:
+                return None
+            return access_to(self.grants, *located)
+        except Exception:
+            logger.exception("An access check failed, so access was denied")
+            return None
+
+    def sees_folder(self, path: Path) -> bool:
+        try:
+            located = self._locate(path)
+            if located is None:
+                return False
+            return access_to(self.grants, *located) is not None or leads_to(self.grants, *located)
+        except Exception:
+            logger.exception("An access check failed, so the folder was hidden")
+            return False
+
+    def _locate(self, path: Path) -> tuple[str, str] | None:
+        """The workspace name and the ``/``-separated path inside it of ``path`` (resolved
+        through symlinks), from the innermost served folder holding it; None outside them."""
+        resolved = resolve_leniently(path)
+        best: tuple[Path, str] | None = None
+        for folder, name in self.workspaces:
+            if resolved.is_relative_to(folder) and (
+                best is None or len(folder.parts) > len(best[0].parts)
+            ):
+                best = (folder, name)
+        if best is None:
+            return None
+        relative = resolved.relative_to(best[0]).as_posix()
+        return best[1], "" if relative == "." else unicodedata.normalize("NFC", relative)
+
+
+def not_found(path: Path) -> str:
+    """The message of a path that is not there, or that the account may not read."""
+    return f"Not found: {path}. Check the path, or ask a workspace admin for access."
+
+
+_current: ContextVar[Access] = ContextVar("quire_access", default=EVERYTHING)
+
+
+def current_access() -> Access:
+    """The access of the request being served (``EVERYTHING`` outside any request)."""
+    return _current.get()
+
+
+@contextmanager
+def acting_as(access: Access) -> Iterator[None]:
+    """Run the block (and the tasks and threads it starts) with ``access``."""
+    token = _current.set(access)
+    try:
+        yield
+    finally:
+        _current.reset(token)

@@ -1,0 +1,163 @@
+"""Every request an account has open, so taking its access away ends them at once.
+
+In multi mode each account request (a WebSocket for live editing or events, a long wait for a
+review or a chat message, or a plain request) runs inside a cancel scope kept here under the
+credential it signed in with. ``recheck`` signs every open credential in again: one that no
+longer signs in (a revoked or expired token, an ended session, a disabled or deleted account)
+or whose access changed (a grant given or taken) has its requests cancelled; a WebSocket is
+then closed with code 4401 or 4403, an HTTP request that had not answered yet gets 401 or 403.
+
+Changes made in this server call ``recheck`` at once; changes made by ``quire user`` in another
+process are found by the loop ``watching`` runs (every ``RECHECK_S`` while anything is open).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from quire.services.users.access import Access, GrantedAccess
+from quire.web.auth import WS_FORBIDDEN, WS_UNAUTHORIZED, Credential, SignedIn, TeamSignIn
+from quire.web.errors import error_response
+
+logger = logging.getLogger(__name__)
+
+RECHECK_S = 1.0
+"""How often open requests are checked against changes made by another process."""
+
+ENDED = "Your access was taken away: sign in again, or ask a workspace admin."
+
+
+@dataclass(eq=False)
+class _Open:
+    """One running request: how it signed in, and how to stop it."""
+
+    signed: SignedIn
+    scope: anyio.CancelScope
+    ended: str | None = None
+    """Why it was stopped: ``signed-out`` or ``access-changed`` (None while it runs)."""
+
+
+@dataclass
+class OpenConnections:
+    """The open requests of accounts, by credential."""
+
+    sign_in: TeamSignIn
+    _open: dict[Credential, set[_Open]] = field(default_factory=dict)
+    _wake: anyio.Event = field(default_factory=anyio.Event)
+
+    def __len__(self) -> int:
+        return sum(len(items) for items in self._open.values())
+
+    async def run(
+        self, signed: SignedIn, app: ASGIApp, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """Serve the request, stopping it if its credential or access is taken away."""
+        assert signed.credential is not None
+        started = False
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] in ("http.response.start", "websocket.accept"):
+                started = True
+            if message["type"] == "websocket.close" or message["type"] == "websocket.send":
+                started = True
+            await send(message)
+
+        item = _Open(signed, anyio.CancelScope())
+        self._open.setdefault(signed.credential, set()).add(item)
+        self._wake.set()
+        try:
+            with item.scope:
+                await app(scope, receive, watched_send)
+        finally:
+            items = self._open.get(signed.credential)
+            if items is not None:
+                items.discard(item)
+                if not items:
+                    del self._open[signed.credential]
+        if item.ended is not None:
+            await _answer_ended(scope, send, item.ended, started=started)
+
+    async def recheck(self, *, only: Callable[[SignedIn], bool] = lambda signed: True) -> int:
+        """Sign every open credential in again (those ``only`` picks) and stop the requests
+        whose credential no longer signs in or whose access changed; how many were stopped."""
+        stopped = 0
+        for credential, items in list(self._open.items()):
+            picked = [item for item in items if only(item.signed)]
+            if not picked:
+                continue
+            try:
+                now = await self.sign_in.check(credential)
+            except Exception:
+                logger.exception("Checking an open connection's access failed; closing it")
+                now = None
+            for item in picked:
+                reason = _reason(item.signed, now)
+                if reason is not None and item.ended is None:
+                    item.ended = reason
+                    item.scope.cancel()
+                    stopped += 1
+        return stopped
+
+    @asynccontextmanager
+    async def watching(self) -> AsyncIterator[None]:
+        """Recheck every ``RECHECK_S`` while requests are open, until the block ends."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._loop)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+
+    async def _loop(self) -> None:
+        while True:
+            if not self._open:
+                self._wake = anyio.Event()
+                await self._wake.wait()
+            await anyio.sleep(RECHECK_S)
+            try:
+                await self.recheck()
+            except Exception:
+                logger.exception("Rechecking open connections failed")
+
+
+def _reason(before: SignedIn, now: SignedIn | None) -> str | None:
+    if now is None:
+        return "signed-out"
+    if now.user != before.user or not _keeps(before.access, now.access):
+        return "access-changed"
+    return None
+
+
+def _keeps(before: Access, now: Access) -> bool:
+    """Whether ``now`` still gives everything ``before`` gave (grants only add access, so
+    keeping every grant keeps every path; a new grant ends nothing)."""
+    if not isinstance(before, GrantedAccess) or not isinstance(now, GrantedAccess):
+        return before == now
+    return set(before.grants) <= set(now.grants)
+
+
+async def _answer_ended(scope: Scope, send: Send, reason: str, *, started: bool) -> None:
+    """Tell the client its request ended because its access did: a close code on a
+    WebSocket, a 401/403 on a request that had not answered yet (else nothing: the connection
+    ends)."""
+    try:
+        if scope["type"] == "websocket":
+            code = WS_UNAUTHORIZED if reason == "signed-out" else WS_FORBIDDEN
+            await send({"type": "websocket.close", "code": code, "reason": ENDED})
+        elif not started:
+            status = 401 if reason == "signed-out" else 403
+            title = "Unauthorized" if status == 401 else "Forbidden"
+            await error_response(status, title, ENDED)(scope, _no_body, send)
+    except Exception:  # the client went away meanwhile
+        logger.debug("Could not tell a client its access ended", exc_info=True)
+
+
+async def _no_body() -> Message:
+    return {"type": "http.disconnect"}
