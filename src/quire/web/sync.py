@@ -78,6 +78,7 @@ class _Connection:
         self._changed = anyio.Event()
         self._client_ids: set[int] = set()
         self._close: tuple[int, str] | None = None
+        self._stopped = False
 
     async def run(self) -> None:
         live = self._live
@@ -96,6 +97,11 @@ class _Connection:
                 group.start_soon(self._persister)
                 await self._receiver()
                 group.cancel_scope.cancel()
+        except anyio.get_cancelled_exc_class():
+            # Stopped from outside (the account's access was taken away): whoever stopped it
+            # closes the socket with its own code (4401/4403).
+            self._stopped = True
+            raise
         finally:
             live.ydoc.unobserve(subscription)
             live.awareness.unobserve(awareness_id)
@@ -105,7 +111,8 @@ class _Connection:
                 live.awareness.remove_awareness_states(sorted(self._client_ids), self)
             with anyio.CancelScope(shield=True):
                 await self._flush()
-                await self._close_socket()
+                if not self._stopped:
+                    await self._close_socket()
             live.connections -= 1
 
     async def _receiver(self) -> None:
