@@ -249,7 +249,9 @@ async def test_file_pages_count_and_point_only_at_readable_files(tmp_path: Path)
         cursor: str | None = None
         totals: set[int] = set()
         while True:
-            params = {"limit": 2} if cursor is None else {"limit": 2, "cursor": cursor}
+            params: dict[str, str | int] = {"limit": 2}
+            if cursor is not None:
+                params["cursor"] = cursor
             page = (await alice.api.get("/api/files", params=params)).json()
             seen += [item["relPath"] for item in page["files"]]
             totals.add(page["total"])

@@ -13,7 +13,6 @@ from quire.api.events import (
     DeletedData,
     DeletedEvent,
     Event,
-    NoticeData,
     NoticeEvent,
     OpenData,
     OpenEvent,
