@@ -199,8 +199,10 @@ async def test_a_document_id_the_account_may_not_read_is_as_unknown(tmp_path: Pa
         assert secret.read_text(encoding="utf-8") == "# Keys\n\nhunter2\n"
 
 
-async def test_a_tab_whose_read_access_went_shows_nothing_of_the_note(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_a_tab_whose_read_access_went_shows_nothing_of_the_note(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=[("team", "", "read")])
         secret = world.workspace / "secret/keys.md"
         await opened(alice.api, world.workspace / "open/plan.md")
@@ -225,8 +227,8 @@ async def test_a_tab_whose_read_access_went_shows_nothing_of_the_note(tmp_path: 
         assert secret.read_text(encoding="utf-8") == "# Keys\n\nhunter2\n"
 
 
-async def test_windows_and_recents_are_each_accounts_own(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_windows_and_recents_are_each_accounts_own(tmp_path: Path, database_url: str) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=[("team", "", "read")])
         bob = await world.account("bob", grants=[("team", "", "read")])
         await opened(alice.api, world.workspace / "secret/keys.md")
@@ -281,8 +283,9 @@ async def test_an_account_without_grants_sees_no_file_and_no_workspace(tmp_path:
 
 async def test_a_reader_reviews_a_granted_note_and_no_one_else_sees_the_review(
     tmp_path: Path,
+    database_url: str,
 ) -> None:
-    async with team_world(tmp_path) as world:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=[("team", "", "read")])
         bob = await world.account("bob", grants=[("team", "", "read")])
         plan = world.workspace / "open/plan.md"
@@ -306,8 +309,10 @@ async def test_a_reader_reviews_a_granted_note_and_no_one_else_sees_the_review(
         assert bobs.json()["verdict"] is None
 
 
-async def test_reviews_of_a_note_the_account_may_not_read_are_not_found(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_reviews_of_a_note_the_account_may_not_read_are_not_found(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=[("team", "", "read")])
         secret = world.workspace / "secret/keys.md"
         asked = await alice.api.post("/api/reviews", json={"path": str(secret)})
