@@ -161,3 +161,38 @@ async def test_only_the_owner_or_a_superadmin_may_rebuild_the_index(tmp_path: Pa
         owner = await world.owner.post("/api/search/reindex", json={})
         assert owner.status_code == 200
         assert owner.json()["indexed"] == 5
+
+
+async def test_the_indexed_total_counts_each_granted_note_once(tmp_path: Path) -> None:
+    """Overlapping grants count a note once; `open` covers neither `open-old/` nor `open.md`
+    nor `Open/`."""
+    notes = {
+        "open/a.md": "x\n",
+        "open/sub/b.md": "x\n",
+        "open/sub/deeper/c.md": "x\n",
+        "open-old/d.md": "x\n",
+        "open.md": "x\n",
+        "Open/e.md": "x\n",
+        "secret/f.md": "x\n",
+    }
+    async with team_world(tmp_path, notes=notes) as world:
+        search = world.services.search
+        assert search is not None
+        await search.built.wait()
+        await search.catch_up()
+        bob = await world.account(
+            "bob",
+            grants=[
+                ("team", "open", "read"),
+                ("team", "open/sub", "write"),
+                ("team", "Open/e.md", "read"),
+            ],
+        )
+        data = await page(bob, q="x")
+        assert sorted(names(data)) == [
+            "Open/e.md",
+            "open/a.md",
+            "open/sub/b.md",
+            "open/sub/deeper/c.md",
+        ]
+        assert data["indexed"] == 4

@@ -261,22 +261,42 @@ def unreadable(
 
 def note_count(db: sqlite3.Connection, within: Sequence[tuple[str, str]] | None = None) -> int:
     """How many notes the index holds; with ``within`` (workspace, path prefix inside it, ""
-    for all of it), only those under one of them (whole segments, case and all)."""
+    for all of it), only those under one of them (whole segments, case and all), each counted
+    once, on the ``notes_place`` index."""
     if within is None:
         return int(db.execute("SELECT count(*) FROM notes").fetchone()[0])
-    if not within:
-        return 0
-    clauses: list[str] = []
-    params: list[object] = []
-    for workspace, prefix in within:
-        if prefix:
-            clauses.append("(workspace = ? AND (rel_path = ? OR substr(rel_path, 1, ?) = ?))")
-            params += [workspace, prefix, len(prefix) + 1, prefix + "/"]
-        else:
-            clauses.append("(workspace = ?)")
-            params.append(workspace)
-    where = " OR ".join(clauses)
-    return int(db.execute(f"SELECT count(*) FROM notes WHERE {where}", params).fetchone()[0])
+    total = 0
+    for workspace, prefix in _outermost(within):
+        if not prefix:
+            row = db.execute("SELECT count(*) FROM notes WHERE workspace = ?", (workspace,))
+            total += int(row.fetchone()[0])
+            continue
+        # Below ``prefix/``: from "prefix/" up to "prefix0" ("0" follows "/"), as bytes.
+        total += int(
+            db.execute(
+                "SELECT (SELECT count(*) FROM notes WHERE workspace = ? AND rel_path = ?) + "
+                "(SELECT count(*) FROM notes WHERE workspace = ? AND rel_path >= ? "
+                "AND rel_path < ?)",
+                (workspace, prefix, workspace, prefix + "/", prefix + "0"),
+            ).fetchone()[0]
+        )
+    return total
+
+
+def _outermost(within: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``within`` without the places another one holds (so none is counted twice)."""
+
+    def holds(outer: tuple[str, str], inner: tuple[str, str]) -> bool:
+        return outer[0] == inner[0] and (
+            not outer[1] or inner[1] == outer[1] or inner[1].startswith(outer[1] + "/")
+        )
+
+    places = list(dict.fromkeys(within))
+    return [
+        place
+        for place in places
+        if not any(other != place and holds(other, place) for other in places)
+    ]
 
 
 def _holding(
