@@ -509,3 +509,18 @@ class _Hiding(GrantedAccess):
         if real == hidden or real.is_relative_to(hidden):
             return None
         return super().level(path)
+
+
+async def test_the_file_grants_hold_on_sqlite_and_postgresql(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, notes=NOTES, db_url=database_url) as world:
+        alice = await world.account("alice", grants=GRANTS)
+        ws = world.workspace
+        move = {"path": str(ws / "open/plan.md"), "to": str(ws / "secret/plan.md")}
+        assert error(await post(alice, "/api/files/move", move), 404)
+        assert error(await post(alice, "/api/files/delete", {"path": str(ws / "docs")}), 403)
+        got = await alice.api.get("/api/files/download", params={"path": str(ws / "secret")})
+        assert error(got, 404)
+        done = await post(alice, "/api/files/delete", {"path": str(ws / "open/plan.md")})
+        assert done.status_code == 200, done.text
