@@ -110,9 +110,8 @@ class HistoryService:
         def run() -> list[tuple[Repository, LogEntry]]:
             if not access.restricted:
                 return fetch(skip + count + 1)[skip:]
-            return _visible(fetch, lambda pair: _readable(access, pair[0], pair[1]), skip, count)[
-                skip:
-            ]
+            shown = _visible(fetch, lambda pair: _readable(access, *pair), skip, count)
+            return shown[skip:]
 
         picked = await anyio.to_thread.run_sync(run)
         return HistoryPage(
