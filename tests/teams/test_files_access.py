@@ -524,3 +524,23 @@ async def test_the_file_grants_hold_on_sqlite_and_postgresql(
         assert error(got, 404)
         done = await post(alice, "/api/files/delete", {"path": str(ws / "open/plan.md")})
         assert done.status_code == 200, done.text
+
+
+async def test_a_grant_covers_whole_segments_in_their_case(tmp_path: Path) -> None:
+    """`open` covers neither `open-old/` nor `Open/` nor `open.md`; an NFD name in `open/` is
+    still in `open/`, and an NFD spelling of a granted name is that name."""
+    notes = NOTES | {"open-old/a.md": "a\n", "Open/b.md": "b\n", "open.md": "c\n"}
+    async with team_world(tmp_path, notes=notes) as world:
+        alice = await world.account("alice", grants=[*GRANTS, ("team", "caf\u00e9", "write")])
+        ws = world.workspace
+        for path in ("open-old/a.md", "Open/b.md", "open.md"):
+            got = await alice.api.get("/api/files/download", params={"path": str(ws / path)})
+            assert error(got, 404), path
+            deleted = await post(alice, "/api/files/delete", {"path": str(ws / path)})
+            assert error(deleted, 404), path
+        for path in ("open-old/new.md", "Open/new.md"):
+            made = await post(alice, "/api/files/note", {"path": str(ws / path)})
+            assert error(made, 404), path
+        for path in ("open/cafe\u0301.md", "cafe\u0301/note.md"):
+            made = await post(alice, "/api/files/note", {"path": str(ws / path)})
+            assert made.status_code == 200, (path, made.text)
