@@ -5,14 +5,19 @@ match), never ranking or verifying every match. A substring search takes candida
 trigram table (every note holding all of the query's trigrams) and keeps those whose stored
 casefolded text holds the query (checked inside SQLite, so only hits reach Python); a query
 shorter than three characters checks the notes in order.
+
+A search made for an account passes ``visible`` (whether the note at a path may be shown): a
+note it refuses is skipped before its text is read, and never counts towards a page or its
+"more".
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from quire.markdown.links import link_names
 from quire.search.snippets import MARK_END, MARK_START, SNIPPET_CHARS, clean, grep_snippet
@@ -24,6 +29,11 @@ _MAX_TRIGRAMS = 16
 _TAG_TERM = re.compile(r"(?:^|\s)tag:#?(\S+)", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 _FTS_OPEN, _FTS_CLOSE = "\ue000", "\ue001"
+
+_T = TypeVar("_T")
+
+Visible = Callable[[str], bool]
+"""Whether the note at this path (as the index holds it) may be shown."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +73,15 @@ def grep(
     limit: int,
     workspace: str | None,
     trigram: bool,
+    visible: Visible | None = None,
 ) -> tuple[list[Found], bool]:
     """The first ``limit`` notes past rowid ``after`` holding ``query.text`` ignoring case
-    (casefolded substring), in rowid order, and whether more do."""
+    (casefolded substring), in rowid order, and whether more do (``visible`` ones only)."""
     needle = query.text.casefold()
     hits: list[Found] = []
     for rowid in _holding(db, needle, query.tags, after, workspace, trigram):
+        if visible is not None and not _shown(db, rowid, visible):
+            continue
         if len(hits) == limit:
             return hits, True
         row = db.execute(
@@ -96,12 +109,13 @@ def words(
     offset: int,
     limit: int,
     workspace: str | None,
+    visible: Visible | None = None,
 ) -> tuple[list[Found], bool]:
     """The notes holding every word of ``query.text`` (in any order) from ``offset``, and
     whether more do. Top-k, never ranking every hit: the first ``RANKED`` matching notes (in
     rowid order) come first, best first by bm25 (a title match weighs five times a body
     match); the notes after them follow in rowid order, so every page of a word held by most
-    of a large vault costs the same."""
+    of a large vault costs the same. With ``visible``, ``offset`` counts visible notes only."""
     terms = _WORD.findall(query.text)
     if not terms:
         return [], False
@@ -120,6 +134,12 @@ def words(
     ).fetchall()
     ranked = [int(row[0]) for row in sorted(window, key=lambda row: (row[1], row[0]))]
     wanted = limit + 1
+    if visible is not None:
+        tail_sql = f"SELECT words.rowid {where} AND words.rowid > ? ORDER BY words.rowid"
+        after = [*params, window[-1][0]] if len(window) == RANKED else None
+        ids = _visible_ids(db, ranked, tail_sql, after, visible, offset, wanted)
+        hits = [_words_hit(db, match, rowid) for rowid in ids[:limit]]
+        return [hit for hit in hits if hit is not None], len(ids) > limit
     ids = ranked[offset : offset + wanted]
     if len(window) == RANKED and len(ids) < wanted:
         skip = max(0, offset - RANKED)
@@ -133,16 +153,24 @@ def words(
 
 
 def titles(
-    db: sqlite3.Connection, query: str, limit: int, recent: Mapping[str, int]
+    db: sqlite3.Connection,
+    query: str,
+    limit: int,
+    recent: Mapping[str, int],
+    visible: Visible | None = None,
 ) -> list[Found]:
     """Quick open: notes whose title or path holds ``query`` (ignoring case), or holds its
     characters in order (fuzzy), best first: title prefix, then title, then path, then fuzzy
     by how close the characters are; a more recently used note (``recent``: path to rank,
-    0 the latest) first among equals."""
+    0 the latest) first among equals. Only ``visible`` notes, when given."""
     needle = query.casefold().strip()
     columns = "SELECT id, path, workspace, rel_path, title, title_key FROM notes"
     if not needle:
-        rows = db.execute(f"{columns} ORDER BY rel_path LIMIT ?", (limit,)).fetchall()
+        if visible is None:
+            rows = db.execute(f"{columns} ORDER BY rel_path LIMIT ?", (limit,)).fetchall()
+        else:
+            every = db.execute(f"{columns} ORDER BY rel_path")
+            rows = _first(every, limit, lambda row: visible(str(row[1])))
         ranked = sorted(rows, key=lambda row: (recent.get(row[1], len(recent)), row[3]))
         return [_title_hit(row) for row in ranked[:limit]]
     rows = db.execute(
@@ -155,14 +183,18 @@ def titles(
         rows += [row for row in more if row[0] not in seen]
     scored = [(_title_score(row[5], needle), recent.get(row[1], len(recent)), row) for row in rows]
     scored.sort(key=lambda item: (item[0], item[1], len(item[2][3]), item[2][3]))
-    return [_title_hit(row) for _score, _recent, row in scored[:limit]]
+    if visible is None:
+        return [_title_hit(row) for _score, _recent, row in scored[:limit]]
+    best = (row for _score, _recent, row in scored)
+    return [_title_hit(row) for row in _first(best, limit, lambda row: visible(str(row[1])))]
 
 
 def backlinks(
-    db: sqlite3.Connection, path: str, rel_path: str | None
+    db: sqlite3.Connection, path: str, rel_path: str | None, visible: Visible | None = None
 ) -> list[tuple[str, str, int]]:
     """The notes linking to ``path`` (by a Markdown link, or by a wikilink naming its file or
-    its path in its workspace ``rel_path``): path, title and first line of such a link."""
+    its path in its workspace ``rel_path``): path, title and first line of such a link (only
+    the ``visible`` notes, when given)."""
     names = link_names(rel_path) if rel_path is not None else ("\0", "\0")
     rows = db.execute(
         "SELECT n.path, n.title, min(l.line) FROM links l JOIN notes n ON n.id = l.note "
@@ -170,7 +202,8 @@ def backlinks(
         "GROUP BY n.id ORDER BY n.path",
         (path, *names, path),
     )
-    return [(str(p), str(t), int(line)) for p, t, line in rows]
+    found = [(str(p), str(t), int(line)) for p, t, line in rows]
+    return found if visible is None else [item for item in found if visible(item[0])]
 
 
 def linking(db: sqlite3.Connection, path: str, rel_path: str | None, *, folder: bool) -> set[str]:
@@ -226,9 +259,44 @@ def unreadable(
     return [(str(p), str(r)) for p, r in rows], int(count)
 
 
-def note_count(db: sqlite3.Connection) -> int:
-    """How many notes the index holds."""
-    return int(db.execute("SELECT count(*) FROM notes").fetchone()[0])
+def note_count(db: sqlite3.Connection, within: Sequence[tuple[str, str]] | None = None) -> int:
+    """How many notes the index holds; with ``within`` (workspace, path prefix inside it, ""
+    for all of it), only those under one of them (whole segments, case and all), each counted
+    once, on the ``notes_place`` index."""
+    if within is None:
+        return int(db.execute("SELECT count(*) FROM notes").fetchone()[0])
+    total = 0
+    for workspace, prefix in _outermost(within):
+        if not prefix:
+            row = db.execute("SELECT count(*) FROM notes WHERE workspace = ?", (workspace,))
+            total += int(row.fetchone()[0])
+            continue
+        # Below ``prefix/``: from "prefix/" up to "prefix0" ("0" follows "/"), as bytes.
+        total += int(
+            db.execute(
+                "SELECT (SELECT count(*) FROM notes WHERE workspace = ? AND rel_path = ?) + "
+                "(SELECT count(*) FROM notes WHERE workspace = ? AND rel_path >= ? "
+                "AND rel_path < ?)",
+                (workspace, prefix, workspace, prefix + "/", prefix + "0"),
+            ).fetchone()[0]
+        )
+    return total
+
+
+def _outermost(within: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``within`` without the places another one holds (so none is counted twice)."""
+
+    def holds(outer: tuple[str, str], inner: tuple[str, str]) -> bool:
+        return outer[0] == inner[0] and (
+            not outer[1] or inner[1] == outer[1] or inner[1].startswith(outer[1] + "/")
+        )
+
+    places = list(dict.fromkeys(within))
+    return [
+        place
+        for place in places
+        if not any(other != place and holds(other, place) for other in places)
+    ]
 
 
 def _holding(
@@ -272,6 +340,46 @@ def _holding(
         if len(batch) < _BATCH:
             return
         params[after_at] = batch[-1]
+
+
+def _shown(db: sqlite3.Connection, rowid: int, visible: Visible) -> bool:
+    """Whether the note ``rowid`` is there and ``visible``."""
+    row = db.execute("SELECT path FROM notes WHERE id = ?", (rowid,)).fetchone()
+    return row is not None and visible(str(row[0]))
+
+
+def _visible_ids(
+    db: sqlite3.Connection,
+    ranked: list[int],
+    tail_sql: str,
+    tail_params: list[object] | None,
+    visible: Visible,
+    offset: int,
+    wanted: int,
+) -> list[int]:
+    """``wanted`` visible rowids after the first ``offset`` visible ones, from ``ranked`` and
+    then (``tail_params`` given) the rows of ``tail_sql``, read only as far as needed."""
+
+    def every() -> Iterator[int]:
+        yield from ranked
+        if tail_params is not None:
+            yield from (int(row[0]) for row in db.execute(tail_sql, tail_params))
+
+    shown = (rowid for rowid in every() if _shown(db, rowid, visible))
+    return _first(shown, offset + wanted, lambda _rowid: True)[offset:]
+
+
+def _first(items: Iterable[_T], count: int, keep: Callable[[_T], bool]) -> list[_T]:
+    """The first ``count`` of ``items`` that ``keep`` accepts (read no further)."""
+    found: list[_T] = []
+    if count <= 0:
+        return found
+    for item in items:
+        if keep(item):
+            found.append(item)
+            if len(found) == count:
+                break
+    return found
 
 
 def _trigram_query(needle: str) -> str:

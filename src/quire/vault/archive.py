@@ -3,7 +3,8 @@
 The zip is written by ``zipfile`` into a sink the generator drains after every chunk, so no
 temp copy of the folder and no whole archive is ever held. The folder is walked through
 descriptors (``O_NOFOLLOW``): links, dotfiles, hidden folders, special files and Quire's temp
-files are left out. Blocking: iterate in a worker thread.
+files are left out, and so is whatever the caller's ``keep`` refuses (an account's
+download holds only what it may read). Blocking: iterate in a worker thread.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import stat
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from quire.core.errors import QuireError
@@ -21,7 +22,10 @@ from quire.fs.moves import CHUNK, open_read
 from quire.fs.temp_names import is_temp_name
 from quire.vault.files import reach_entry
 
-__all__ = ["Download", "download"]
+__all__ = ["Download", "Keep", "download"]
+
+Keep = Callable[[Path, bool], bool]
+"""Whether a folder's zip holds the entry at this real path (``True``: a folder, to enter)."""
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -70,15 +74,16 @@ class _Sink:
         return data
 
 
-def download(folders: AllowedFolders, path: Path) -> Download:
-    """The download of the file or folder ``path`` (checked now; read as it is iterated)."""
+def download(folders: AllowedFolders, path: Path, *, keep: Keep | None = None) -> Download:
+    """The download of the file or folder ``path`` (checked now; read as it is iterated); a
+    folder's zip leaves out the entries ``keep`` refuses (and a folder refused, all below)."""
     spot, info = reach_entry(folders, path, verb="download")
     if stat.S_ISDIR(info.st_mode):
         try:
             fd = os.open(spot.name, _FOLDER_FLAGS, dir_fd=spot.folder)
         finally:
             spot.close()
-        return Download(f"{spot.name}.zip", "application/zip", _zip(fd, spot.name))
+        return Download(f"{spot.name}.zip", "application/zip", _zip(fd, spot.name, spot.path, keep))
     with spot:
         fd, _ = open_read(spot.folder, spot.name, path)
     media = PICTURES.get(Path(spot.name).suffix.lower(), "application/octet-stream")
@@ -93,19 +98,26 @@ def _file(fd: int) -> Iterator[bytes]:
         os.close(fd)
 
 
-def _zip(folder: int, name: str) -> Iterator[bytes]:
+def _zip(folder: int, name: str, real: Path, keep: Keep | None) -> Iterator[bytes]:
     sink = _Sink()
     try:
         with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as archive:  # type: ignore[call-overload]
-            yield from _add_folder(archive, sink, folder, name, depth=0)
+            yield from _add_folder(archive, sink, folder, (name, real), keep, depth=0)
         yield sink.drain()
     finally:
         os.close(folder)
 
 
 def _add_folder(
-    archive: zipfile.ZipFile, sink: _Sink, folder: int, prefix: str, depth: int
+    archive: zipfile.ZipFile,
+    sink: _Sink,
+    folder: int,
+    where: tuple[str, Path],
+    keep: Keep | None,
+    depth: int,
 ) -> Iterator[bytes]:
+    """Add the entries of ``folder`` (``where``: its name in the zip and its real path)."""
+    prefix, real = where
     if depth > 64:
         return
     with os.scandir(folder) as entries:
@@ -114,13 +126,16 @@ def _add_folder(
         if name.startswith(".") or is_temp_name(name):
             continue
         inner = f"{prefix}/{name}"
-        if stat.S_ISDIR(info.st_mode):
+        is_folder = stat.S_ISDIR(info.st_mode)
+        if keep is not None and not keep(real / name, is_folder):
+            continue
+        if is_folder:
             try:
                 child = os.open(name, _FOLDER_FLAGS, dir_fd=folder)
             except OSError:
                 continue
             try:
-                yield from _add_folder(archive, sink, child, inner, depth + 1)
+                yield from _add_folder(archive, sink, child, (inner, real / name), keep, depth + 1)
             finally:
                 os.close(child)
         elif stat.S_ISREG(info.st_mode):

@@ -14,6 +14,7 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -31,6 +32,7 @@ __all__ = [
     "TrashEntry",
     "check_entry_id",
     "empty_trash",
+    "held_path",
     "list_trash",
     "restore_entry",
     "trash_entry",
@@ -108,7 +110,7 @@ def restore_entry(folders: AllowedFolders, entry: TrashEntry, *, to: Path | None
     is), never replacing anything; the folders on the way are made again when missing.
     Returns where it is now."""
     target = to or entry.original
-    held = _entry_folder(entry.workspace, entry.entry_id) / entry.original.name
+    held = held_path(entry)
     with _trash(entry.workspace).reach(held, verb="restore", follow_final=False) as src:
         if src.lstat() is None:
             raise FileMissing(f"Cannot restore '{entry.original}': its trash entry is empty.")
@@ -127,14 +129,27 @@ def restore_entry(folders: AllowedFolders, entry: TrashEntry, *, to: Path | None
     return restored
 
 
-def empty_trash(workspace: Path, *, older_than_ms: int | None = None) -> int:
-    """Remove trash entries for good: all, or those deleted before ``older_than_ms``."""
+def empty_trash(
+    workspace: Path,
+    *,
+    older_than_ms: int | None = None,
+    keep: Callable[[TrashEntry], bool] | None = None,
+) -> int:
+    """Remove trash entries for good: all, or those deleted before ``older_than_ms``; with
+    ``keep``, only the entries it accepts (the others stay)."""
     removed = 0
     for entry in list_trash(workspace):
+        if keep is not None and not keep(entry):
+            continue
         if older_than_ms is None or entry.deleted_at_ms < older_than_ms:
             _remove_entry(workspace, entry.entry_id)
             removed += 1
     return removed
+
+
+def held_path(entry: TrashEntry) -> Path:
+    """Where the trashed item of ``entry`` is kept now (inside the trash)."""
+    return _entry_folder(entry.workspace, entry.entry_id) / entry.original.name
 
 
 def check_entry_id(entry_id: str) -> str:

@@ -33,6 +33,8 @@ class LogEntry:
     path: str | None
     status: str
     old_path: str | None = None
+    paths: tuple[str, ...] = ()
+    """Every path the commit's file list names (new and old names), in its order."""
 
 
 @dataclass(frozen=True)
@@ -160,12 +162,14 @@ def _parse_log(out: str, followed: str | None) -> list[LogEntry]:
         head, _, files = record.partition("\n")
         commit, name, email, when, message = (head.split(_FIELD) + [""] * 5)[:5]
         status, path, old = "M", None, None
+        touched: list[str] = []
         for line in files.splitlines():
             parts = line.split("\t")
             if len(parts) < 2:
                 continue
             code = parts[0][:1]
             new_path = parts[-1]
+            touched.extend(parts[1:])
             if followed is not None or path is None:
                 status, path = code, new_path
                 old = parts[1] if code in "RC" and len(parts) == 3 else None
@@ -180,6 +184,7 @@ def _parse_log(out: str, followed: str | None) -> list[LogEntry]:
                 path=path,
                 status=status,
                 old_path=old,
+                paths=tuple(dict.fromkeys(touched)),
             )
         )
     return entries

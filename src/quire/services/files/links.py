@@ -6,7 +6,9 @@ hold its name); before that every note of the workspaces is read. Each candidate
 text (the live one when it is open) then goes through the pure rule
 ``quire.markdown.relink``, which decides. A rewrite goes through the live document when the
 note is open (merged with typing, then saved), else it is an atomic write through
-``quire.fs``; it always starts from the note's text at that moment.
+``quire.fs``; it always starts from the note's text at that moment. An account's plan holds
+only the notes it may change (links in the others are left as they are), and names only the
+unreadable files it may read.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from quire.markdown.titles import document_title
 from quire.services.live.document import LiveDocument
 from quire.services.live.documents import LiveDocuments
 from quire.services.search import SearchService
+from quire.services.users.access import current_access
 from quire.vault import files as ops
 from quire.vault.workspaces import Workspaces
 
@@ -85,6 +88,14 @@ class LinkUpdater:
         would refuse for its source (missing, a dotfile, a served folder) and a bad new name."""
         move = await anyio.to_thread.run_sync(self._relocation, path, to)
         candidates, unreadable = await self._candidates(move)
+        access = current_access()
+        if access.restricted:
+            candidates, unreadable = await anyio.to_thread.run_sync(
+                lambda: (
+                    {note for note in candidates if access.may_write(note)},
+                    [item for item in unreadable if access.may_read(Path(item))],
+                )
+            )
         notes: list[tuple[Path, str, Relinked]] = []
         for note in sorted(candidates):
             text = await self._current_text(note)

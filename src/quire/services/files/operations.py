@@ -33,18 +33,20 @@ from quire.api.files import (
     TreeData,
     Uploaded,
 )
-from quire.core.errors import EditRefused, FileMissing, InvalidArgument, PathRefused
+from quire.core.errors import AccessDenied, EditRefused, FileMissing, InvalidArgument, PathRefused
 from quire.core.views import document_id
 from quire.fs.documents import read_document, write_document
 from quire.fs.names import note_file_name
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
+from quire.services.files import checks
 from quire.services.files.links import LinkUpdater
 from quire.services.files.tree import RecentPaths
 from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.documents import LiveDocuments
 from quire.services.reviews.loop import Reviews
 from quire.services.search import SearchService
+from quire.services.users.access import current_access
 from quire.services.windows import Windows
 from quire.vault import archive, trash
 from quire.vault import files as ops
@@ -109,6 +111,11 @@ class FileService:
         if content is not None and template is not None:
             raise InvalidArgument("Pass `content` or `template`, not both.", argument="template")
         target = path.parent / note_file_name(path.name)
+        access = current_access()
+        if access.restricted:
+            checks.require_new(access, target, "create")
+            if template is not None:
+                access.require_read(template, missing=checks.missing_file(template, "read"))
         text = content or ""
         if template is not None:
             _, text = await anyio.to_thread.run_sync(read_document, self._folders, template)
@@ -120,18 +127,32 @@ class FileService:
 
     async def create_folder(self, user: str, path: Path) -> NoteCreated:
         """Create the folder ``path`` (and its parents)."""
+        access = current_access()
+        if access.restricted:
+            checks.require_new(access, path, "create")
         made = await anyio.to_thread.run_sync(ops.create_folder, self._folders, path)
         self._tree(user, made, "created", is_folder=True)
         return NoteCreated(path=str(made), kind="folder")
 
     async def link_updates(self, path: Path, to: Path) -> LinkUpdates:
         """The notes moving ``path`` to ``to`` would rewrite (see ``LinkUpdater``); writes
-        nothing."""
+        nothing. An account is told only of the notes it may change (see ``LinkUpdater``)."""
+        access = current_access()
+        if access.restricted:
+            checks.require_entry(access, path, "move", write=False)
         return (await self._links.plan(path, to)).answer()
 
     async def move(self, user: str, path: Path, to: Path, *, update_links: bool = False) -> Moved:
         """Rename or move ``path`` to ``to``; open documents follow (see the module). With
-        ``update_links``, the notes ``link_updates`` lists are rewritten after the move."""
+        ``update_links``, the notes ``link_updates`` lists are rewritten after the move.
+        An account needs write access to ``path`` (to all of a folder) and at ``to``."""
+        access = current_access()
+        if access.restricted:
+            checks.require_entry(access, path, "move", write=True)
+            checks.require_new(access, to, "move")
+            await anyio.to_thread.run_sync(
+                lambda: checks.require_whole(access, path, "move", write=True)
+            )
         plan = await self._links.plan(path, to) if update_links else None
         with nullcontext() if self._chats is None else self._chats.moving():
             moved = await anyio.to_thread.run_sync(ops.move_entry, self._folders, path, to)
@@ -159,7 +180,15 @@ class FileService:
         )
 
     async def copy(self, user: str, path: Path, to: Path) -> Copied:
-        """Copy the file or folder ``path`` to the new path ``to``."""
+        """Copy the file or folder ``path`` to the new path ``to``. An account needs read
+        access to ``path`` (to all of a folder) and write access at ``to``."""
+        access = current_access()
+        if access.restricted:
+            checks.require_entry(access, path, "copy", write=False)
+            checks.require_new(access, to, "copy")
+            await anyio.to_thread.run_sync(
+                lambda: checks.require_whole(access, path, "copy", write=False)
+            )
         made, count = await anyio.to_thread.run_sync(ops.copy_entry, self._folders, path, to)
         self._tree(user, made, "created", is_folder=count.folders > 0)
         if self._history is not None:
@@ -174,7 +203,15 @@ class FileService:
         )
 
     async def delete(self, user: str, path: Path) -> Deleted:
-        """Move ``path`` to its workspace's trash; its open documents close, their tabs too."""
+        """Move ``path`` to its workspace's trash; its open documents close, their tabs too.
+        An account needs write access to ``path``, and to everything in a folder (else
+        nothing is deleted)."""
+        access = current_access()
+        if access.restricted:
+            checks.require_entry(access, path, "delete", write=True)
+            await anyio.to_thread.run_sync(
+                lambda: checks.require_whole(access, path, "delete", write=True)
+            )
         # The workspace holding the name itself: a symlink is trashed as the link, wherever
         # it points (in another workspace, or outside every one).
         holder = path if path in self._workspaces.folders else path.parent
@@ -202,23 +239,41 @@ class FileService:
         )
 
     async def trash_list(self) -> TrashList:
-        """Every workspace's trash, newest first (entries past 30 days are removed first)."""
+        """Every workspace's trash, newest first (entries past 30 days are removed first);
+        for an account, only the items whose original path it may read."""
         now = self._clock()
+        access = current_access()
 
         def run() -> list[trash.TrashEntry]:
             found: list[trash.TrashEntry] = []
             for workspace in self._workspaces.folders:
                 trash.empty_trash(workspace, older_than_ms=now - trash.KEEP_MS)
                 found.extend(trash.list_trash(workspace))
+            if access.restricted:
+                found = [item for item in found if access.may_read(item.original)]
             return sorted(found, key=lambda item: -item.deleted_at_ms)
 
         entries = await anyio.to_thread.run_sync(run)
         return TrashList(items=tuple(_item(entry) for entry in entries))
 
     async def restore(self, user: str, entry_id: str, to: Path | None = None) -> TrashRestored:
-        """Put the trash entry ``entry_id`` back where it was (or at ``to``)."""
+        """Put the trash entry ``entry_id`` back where it was (or at ``to``). An account sees
+        only the entries it may read (``trash_list``) and needs write access where it lands."""
         trash.check_entry_id(entry_id)
         entry = await self._entry(entry_id)
+        access = current_access()
+        if access.restricted:
+            checks.require_new(access, to or entry.original, "restore")
+            held = trash.held_path(entry)
+            whole = await anyio.to_thread.run_sync(
+                lambda: checks.trashed_writable(access, held, entry.original)
+            )
+            if not whole:
+                raise AccessDenied(
+                    f"Access denied: the trash entry '{entry_id}' holds files or folders your "
+                    "account cannot change where they came from, so nothing was restored. "
+                    "Ask a workspace admin for write access to all of it."
+                )
         restored = await anyio.to_thread.run_sync(
             lambda: trash.restore_entry(self._folders, entry, to=to)
         )
@@ -228,12 +283,21 @@ class FileService:
         return TrashRestored(id=entry_id, path=str(restored))
 
     async def empty_trash(self, *, expired_only: bool = False) -> TrashEmptied:
-        """Remove the trash for good: all of it, or only what is past its 30 days."""
+        """Remove the trash for good: all of it, or only what is past its 30 days. An account
+        removes only the items it may change where they came from (all of a folder's), and
+        leaves everyone else's."""
         older = self._clock() - trash.KEEP_MS if expired_only else None
+        access = current_access()
+
+        def writable(entry: trash.TrashEntry) -> bool:
+            held = trash.held_path(entry)
+            return checks.trashed_writable(access, held, entry.original)
+
+        keep = writable if access.restricted else None
 
         def run() -> int:
             return sum(
-                trash.empty_trash(workspace, older_than_ms=older)
+                trash.empty_trash(workspace, older_than_ms=older, keep=keep)
                 for workspace in self._workspaces.folders
             )
 
@@ -242,6 +306,9 @@ class FileService:
     async def append(self, user: str, path: Path, content: str, *, save: bool = True) -> Appended:
         """Append ``content`` to the note ``path``: through its live document when it is open
         (editors see it at once, like a chat post), else to the file (atomically)."""
+        access = current_access()
+        if access.restricted:
+            access.require_write(path, missing=checks.missing_file(path, "read"))
         real = await anyio.to_thread.run_sync(self._folders.check, path)
         live = self._documents.get(await _live_id(self._documents, real))
         if live is not None:
@@ -279,6 +346,9 @@ class FileService:
     ) -> Uploaded:
         """Write the uploaded bytes as the new file ``path``; with ``note``, also the Markdown
         link to it relative to the note's folder. ``chunks`` is read in a worker thread."""
+        access = current_access()
+        if access.restricted:
+            checks.require_new(access, path, "upload")
         made, size = await anyio.to_thread.run_sync(
             lambda: ops.upload_file(self._folders, path, chunks, limit=MAX_UPLOAD_BYTES)
         )
@@ -290,8 +360,19 @@ class FileService:
 
     async def download(self, path: Path) -> Download:
         """A file's bytes, or a folder as a zip, checked now and streamed as it is iterated
-        (iterate it in a worker thread)."""
-        return await anyio.to_thread.run_sync(archive.download, self._folders, path)
+        (iterate it in a worker thread). An account gets only what it may read: a folder's
+        zip leaves out the rest without a word."""
+        access = current_access()
+        if not access.restricted:
+            return await anyio.to_thread.run_sync(archive.download, self._folders, path)
+        checks.require_entry(access, path, "download", write=False)
+
+        def keep(real: Path, is_folder: bool) -> bool:
+            return access.sees_folder(real) if is_folder else access.may_read(real)
+
+        return await anyio.to_thread.run_sync(
+            lambda: archive.download(self._folders, path, keep=keep)
+        )
 
     def assets_path(self, note: Path, name: str) -> Path:
         """Where a picture uploaded for ``note`` goes: ``assets/NAME`` beside it."""

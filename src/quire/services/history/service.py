@@ -3,12 +3,18 @@
 Reads git through ``quire.vault.versions`` off the event loop; a restore goes through the live
 document (every open editor merges it, as any edit) and is committed as its own commit.
 Paths are absolute; only workspaces with history on answer.
+
+For a signed-in account, reading a note's history, a version, a diff or blame needs read access
+to the note, and a restore write access; without read the note is "not found". Commits that
+name a path it may not read (a rename from a hidden folder, a commit touching a hidden note)
+are left out of its pages, and a version found under a hidden former name is not found.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import anyio
 
@@ -29,6 +35,7 @@ from quire.fs.sandbox import is_document_name
 from quire.markdown.diff import unified_diff
 from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.documents import LiveDocuments
+from quire.services.users.access import Access, current_access
 from quire.vault import versions
 from quire.vault.commits import Repository
 from quire.vault.versions import LogEntry
@@ -37,6 +44,11 @@ PAGE: Final = (1, 200, 20)
 """The fewest, most and default commits of one page."""
 
 _MAX_SKIP: Final = 10_000_000
+
+_MOST_LOOKED_AT: Final = 100_000
+"""How many commits a page for an account reads at most to find its visible ones."""
+
+_T = TypeVar("_T")
 
 
 class HistoryService:
@@ -49,13 +61,25 @@ class HistoryService:
     async def note_history(
         self, path: Path, *, limit: int | None = None, cursor: str | None = None
     ) -> HistoryPage:
-        """The commits of the note ``path``, newest first, renames followed."""
+        """The commits of the note ``path``, newest first, renames followed (for an account,
+        those naming only paths it may read; its cursor counts those)."""
+        access = current_access()
+        access.require_read(path)
         repository, rel = self._repository(path)
         count, skip = _limit(limit), _skip(cursor)
-        found = await anyio.to_thread.run_sync(
-            lambda: versions.note_log(repository.git, rel, skip=skip, limit=count + 1)
+        if not access.restricted:
+            found = await anyio.to_thread.run_sync(
+                lambda: versions.note_log(repository.git, rel, skip=skip, limit=count + 1)
+            )
+            return _page(repository, found, count, skip, path=str(path))
+
+        def fetch(most: int) -> list[LogEntry]:
+            return versions.note_log(repository.git, rel, skip=0, limit=most)
+
+        shown = await anyio.to_thread.run_sync(
+            lambda: _visible(fetch, lambda entry: _readable(access, repository, entry), skip, count)
         )
-        return _page(repository, found, count, skip, path=str(path))
+        return _page(repository, shown[skip:], count, skip, path=str(path))
 
     async def timeline(
         self,
@@ -70,17 +94,24 @@ class HistoryService:
         ``agent`` an agent's."""
         count, skip = _limit(limit), _skip(cursor)
         roots = {repo.root: repo for repo in map(self._repo_of_workspace, self.recorder.workspaces)}
+        access = current_access()
 
-        def run() -> list[tuple[Repository, LogEntry]]:
+        def fetch(most: int) -> list[tuple[Repository, LogEntry]]:
             found = [
                 (repo, entry)
                 for repo in roots.values()
                 for entry in versions.timeline(
-                    repo.git, "", skip=0, limit=skip + count + 1, account=author, agent=agent
+                    repo.git, "", skip=0, limit=most, account=author, agent=agent
                 )
             ]
             found.sort(key=lambda pair: -pair[1].time_s)
-            return found[skip : skip + count + 1]
+            return found[:most]
+
+        def run() -> list[tuple[Repository, LogEntry]]:
+            if not access.restricted:
+                return fetch(skip + count + 1)[skip:]
+            shown = _visible(fetch, lambda pair: _readable(access, *pair), skip, count)
+            return shown[skip:]
 
         picked = await anyio.to_thread.run_sync(run)
         return HistoryPage(
@@ -90,8 +121,10 @@ class HistoryService:
 
     async def version(self, path: Path, rev: str) -> Version:
         """The note ``path`` as it was at ``rev``, byte for byte."""
+        access = current_access()
+        access.require_read(path)
         repository, rel = self._repository(path)
-        commit, data = await anyio.to_thread.run_sync(lambda: _read(repository, rel, rev))
+        commit, data = await anyio.to_thread.run_sync(lambda: _read(repository, rel, rev, access))
         return Version(
             path=str(path), rev=commit, content=_text(data, path, commit), size=len(data)
         )
@@ -117,11 +150,13 @@ class HistoryService:
 
     async def blame(self, path: Path, rev: str = "HEAD") -> Blame:
         """Each line of the note at ``rev`` and who last changed it."""
+        access = current_access()
+        access.require_read(path)
         repository, rel = self._repository(path)
         check_rev(rev)
 
         def run() -> tuple[str, list[versions.BlameLine]]:
-            commit, _data = _read(repository, rel, rev)
+            commit, _data = _read(repository, rel, rev, access)
             return commit, versions.blame(repository.git, commit, rel)
 
         commit, lines = await anyio.to_thread.run_sync(run)
@@ -143,7 +178,9 @@ class HistoryService:
 
     async def restore(self, path: Path, rev: str, *, author: str) -> Restored:
         """Make the note hold its text at ``rev`` again, through its live document (opened if
-        needed), saved and committed as ``Restore to REV``; waits for that commit."""
+        needed), saved and committed as ``Restore to REV``; waits for that commit. An account
+        needs write access to the note."""
+        current_access().require_write(path)
         version = await self.version(path, rev)
         live = self._documents.get(document_id(path)) or await self._documents.open(path)
         was_open = live.connections > 0
@@ -178,14 +215,19 @@ class HistoryService:
         return self._repository(workspace / "x.md")[0]
 
 
-def _read(repository: Repository, rel: str, rev: str) -> tuple[str, bytes]:
+def _read(repository: Repository, rel: str, rev: str, access: Access) -> tuple[str, bytes]:
     commit = versions.resolve(repository.git, check_rev(rev))
     blob = versions.blob_at(repository.git, commit, rel)
     if blob is None:
-        # Renamed since: the name it had at that commit is in its followed history.
+        # Renamed since: the name it had at that commit is in its followed history (a name
+        # the account may not read is no way to it).
         for entry in versions.note_log(repository.git, rel, skip=0, limit=1000):
             for name in (entry.path, entry.old_path):
-                if name and name != rel:
+                if (
+                    name
+                    and name != rel
+                    and (not access.restricted or access.may_read(repository.root / name))
+                ):
                     blob = versions.blob_at(repository.git, commit, name)
                     if blob is not None:
                         return commit, versions.read_blob(repository.git, blob)
@@ -231,6 +273,27 @@ def _skip(cursor: str | None) -> int:
     if skip > _MAX_SKIP:
         raise InvalidArgument(f"`cursor` {cursor!r} is past the end.", argument="cursor")
     return skip
+
+
+def _readable(access: Access, repository: Repository, entry: LogEntry) -> bool:
+    """Whether every path ``entry`` names may be read (a commit naming none is not shown)."""
+    names = entry.paths or tuple(name for name in (entry.path, entry.old_path) if name)
+    return bool(names) and all(access.may_read(repository.root / name) for name in names)
+
+
+def _visible(
+    fetch: Callable[[int], list[_T]], keep: Callable[[_T], bool], skip: int, count: int
+) -> list[_T]:
+    """The first ``skip + count + 1`` items ``keep`` accepts of the newest ``fetch(n)`` gives,
+    reading more (up to ``_MOST_LOOKED_AT``) while too few are accepted. Blocking."""
+    wanted = skip + count + 1
+    most = wanted
+    while True:
+        found = fetch(most)
+        shown = [item for item in found if keep(item)]
+        if len(shown) >= wanted or len(found) < most or most >= _MOST_LOOKED_AT:
+            return shown[:wanted]
+        most = min(most * 4, _MOST_LOOKED_AT)
 
 
 def _page(

@@ -3,11 +3,18 @@
 Starts answering at once: a search while the first build runs answers from what is indexed so
 far and says so in ``note``. A folder watcher over every workspace and every save keep the
 index within a second of the files. Knows nothing of HTTP; the index work runs in threads.
+
+For a signed-in account (a restricted access) every answer holds only the notes it may read:
+hits, backlinks and titles are checked one by one (a hidden note is skipped before its text is
+read, and never counts towards a page, its "more" or a total), unreadable files are named and
+counted only when readable, and rebuilding the index is for the owner or a superadmin.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
+import unicodedata
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -25,7 +32,7 @@ from quire.api.search import (
     SearchPage,
     Unreadable,
 )
-from quire.core.errors import InvalidArgument
+from quire.core.errors import AccessDenied, InvalidArgument
 from quire.core.views import whole_number
 from quire.search import queries
 from quire.search.index import SearchIndex
@@ -33,6 +40,7 @@ from quire.search.queries import Found, Query
 from quire.services.search.cursors import Cursors
 from quire.services.search.indexer import Indexer, Progress
 from quire.services.search.queries import checked_query, served_folder
+from quire.services.users.access import Access, GrantedAccess, current_access
 from quire.vault.watch import TICK_MS, FileChange, FolderWatcher, OnChanges
 from quire.vault.workspaces import Workspaces
 
@@ -140,11 +148,12 @@ class SearchService:
             raise InvalidArgument("`q` holds no words to search for.", argument="q")
         position = 0 if cursor is None else self._cursors.position(cursor, text, mode, folder)
         index = self._require()
+        access = current_access()
         # A small vault's first build ends within moments: wait that long, never longer.
         with anyio.move_on_after(FIRST_BUILD_WAIT_S):
             await self.built.wait()
         found, more, count, unread = await anyio.to_thread.run_sync(
-            partial(self._query, index, parsed, mode, position, limit, folder)
+            partial(self._query, index, parsed, mode, position, limit, folder, access)
         )
         next_cursor = None
         if more and found:
@@ -157,16 +166,23 @@ class SearchService:
             hits=[_hit(item) for item in found],
             truncated=more,
             next_cursor=next_cursor,
-            note=self._note(unread_count, listed),
+            note=self._note(unread_count, listed, counted=not access.restricted),
             indexed=count,
             unreadable=[Unreadable(path=path, reason=reason) for path, reason in listed],
         )
 
     async def backlinks(self, path: Path) -> Backlinks:
-        """The notes that link to ``path`` (absolute; a link's own file resolved)."""
+        """The notes that link to ``path`` (absolute; a link's own file resolved). For an
+        account, none when it may not read ``path`` (as for a path that is not there), and
+        only the linking notes it may read."""
         index = self._require()
+        access = current_access()
         real = str(await anyio.to_thread.run_sync(Path.resolve, path))
-        rows = await anyio.to_thread.run_sync(partial(self._backlinks, index, real))
+        if access.restricted and not await anyio.to_thread.run_sync(access.may_read, path):
+            return Backlinks(path=str(path), links=[])
+        rows = await anyio.to_thread.run_sync(
+            partial(self._backlinks, index, real, _visible(access))
+        )
         links = [Backlink(path=p, title=t, line=line) for p, t, line in rows]
         return Backlinks(path=str(path), links=links)
 
@@ -200,18 +216,37 @@ class SearchService:
             raise InvalidArgument("`q` is longer than 1,000 characters.", argument="q")
         index = self._require()
         ranks = {str(path): rank for rank, path in enumerate(recent)}
+        visible = _visible(current_access())
 
         def run() -> list[Found]:
             with index.reading() as db:
-                return queries.titles(db, query, limit, ranks)
+                return queries.titles(db, query, limit, ranks, visible)
 
         return [_hit(item) for item in await anyio.to_thread.run_sync(run)]
 
     async def reindex(self, progress: Progress | None = None) -> int:
-        """Rebuild the index from nothing; the number of notes indexed."""
+        """Rebuild the index from nothing; the number of notes indexed (for an account, the
+        number it may read). Only the owner (the server's own token, single mode) or a
+        superadmin may: AccessDenied for any other account."""
+        access = current_access()
+        if access.restricted and (access.identity is None or access.identity.role != "superadmin"):
+            raise AccessDenied(
+                "Access denied: only the server's owner or a superadmin may rebuild the search "
+                "index. Ask a superadmin to run it (POST /api/search/reindex, or `quire "
+                "reindex` on the server)."
+            )
         indexer = self._require_indexer()
         async with self._build_lock:
-            return await anyio.to_thread.run_sync(partial(indexer.build, progress, fresh=True))
+            built = await anyio.to_thread.run_sync(partial(indexer.build, progress, fresh=True))
+        if not access.restricted:
+            return built
+        index = self._require()
+
+        def count() -> int:
+            with index.reading() as db:
+                return _note_count(db, access)
+
+        return await anyio.to_thread.run_sync(count)
 
     async def catch_up(self) -> int:
         """Index now every file that changed since it was indexed, as the first build does
@@ -222,11 +257,14 @@ class SearchService:
             return await anyio.to_thread.run_sync(indexer.build)
 
     async def unreadable_count(self) -> int:
-        """How many files the index could not read."""
+        """How many files the index could not read (for an account, those it may read)."""
         index = self._require()
+        access = current_access()
 
         def run() -> int:
             with index.reading() as db:
+                if access.restricted:
+                    return _unreadable(db, None, -1, access)[1]
                 return queries.unreadable(db, None, 0)[1]
 
         return await anyio.to_thread.run_sync(run)
@@ -274,7 +312,9 @@ class SearchService:
         position: int,
         limit: int,
         folder: str | None,
+        access: Access,
     ) -> tuple[list[Found], bool, int, tuple[list[tuple[str, str]], int]]:
+        visible = _visible(access)
         with index.reading() as db:
             if mode == "grep":
                 found, more = queries.grep(
@@ -284,26 +324,33 @@ class SearchService:
                     limit=limit,
                     workspace=folder,
                     trigram=index.trigram,
+                    visible=visible,
                 )
             else:
                 found, more = queries.words(
-                    db, parsed, offset=position, limit=limit, workspace=folder
+                    db, parsed, offset=position, limit=limit, workspace=folder, visible=visible
                 )
-            count = queries.note_count(db)
-            unread = queries.unreadable(db, folder, UNREADABLE_LISTED)
+            count = _note_count(db, access)
+            unread = _unreadable(db, folder, UNREADABLE_LISTED, access)
         return found, more, count, unread
 
     @staticmethod
-    def _backlinks(index: SearchIndex, real: str) -> list[tuple[str, str, int]]:
+    def _backlinks(
+        index: SearchIndex, real: str, visible: queries.Visible | None
+    ) -> list[tuple[str, str, int]]:
         with index.reading() as db:
             at = queries.note_at(db, real)
-            return queries.backlinks(db, real, None if at is None else at[1])
+            return queries.backlinks(db, real, None if at is None else at[1], visible)
 
-    def _note(self, unread_count: int, listed: list[tuple[str, str]]) -> str | None:
+    def _note(
+        self, unread_count: int, listed: list[tuple[str, str]], *, counted: bool = True
+    ) -> str | None:
+        """What the answer lacks; ``counted``: the build's progress may be given in files
+        (not to an account: the totals would count notes it may not see)."""
         notes: list[str] = []
         state = self._require_indexer().state
         if state.building:
-            if state.total is None:
+            if state.total is None or not counted:
                 notes.append(
                     "The index is still being built (the workspaces are being listed), so "
                     "files not indexed yet are missing from these results."
@@ -346,3 +393,38 @@ def _hit(item: Found) -> SearchHit:
         snippet=item.snippet,
         matches=item.matches,
     )
+
+
+def _visible(access: Access) -> queries.Visible | None:
+    """The index's check of a note's path for ``access`` (None: everything is visible)."""
+    if not access.restricted:
+        return None
+    return lambda path: access.may_read(Path(path))
+
+
+def _note_count(db: sqlite3.Connection, access: Access) -> int:
+    """How many notes of the index ``access`` may read: the notes under the prefixes its
+    grants cover (the index holds real paths, so no link needs resolving), counted in SQLite."""
+    if not access.restricted:
+        return queries.note_count(db)
+    if not isinstance(access, GrantedAccess):
+        return 0
+    within = [
+        (str(folder), "/".join(grant.prefix))
+        for folder, name in access.workspaces
+        for grant in access.grants
+        if grant.workspace == unicodedata.normalize("NFC", name)
+    ]
+    return queries.note_count(db, within)
+
+
+def _unreadable(
+    db: sqlite3.Connection, folder: str | None, limit: int, access: Access
+) -> tuple[list[tuple[str, str]], int]:
+    """The first ``limit`` (-1: all) files the index could not read, and how many: for an
+    account, only those it may read."""
+    if not access.restricted:
+        return queries.unreadable(db, folder, limit)
+    every = queries.unreadable(db, folder, -1)[0]
+    shown = [item for item in every if access.may_read(Path(item[0]))]
+    return (shown if limit < 0 else shown[:limit]), len(shown)
