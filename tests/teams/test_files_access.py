@@ -18,7 +18,8 @@ import pytest
 from quire.api.files import TreeChange, TreeData
 from quire.core.errors import AccessDenied
 from quire.core.teams.grants import Grant
-from quire.services.files import visible_tree
+from quire.api.events import TreeEvent
+from quire.services.event_access import visible_event
 from quire.services.files.checks import require_whole
 from quire.services.users.access import EVERYTHING, GrantedAccess, acting_as
 from quire.services.users.identity import Identity
@@ -473,19 +474,22 @@ def test_tree_events_show_an_account_only_the_paths_it_may_see(tmp_path: Path) -
         ),
         rescan=False,
     )
-    seen = visible_tree(data, access)
-    assert seen is not None
-    assert [(c.action, c.path, c.to) for c in seen.changes] == [
+    seen = visible_event(TreeEvent(data=data), access)
+    assert isinstance(seen, TreeEvent)
+    assert [(c.action, c.path, c.to) for c in seen.data.changes] == [
         ("created", str(ws / "open/a.md"), None),
         ("deleted", str(ws / "open/c.md"), None),
         ("created", str(ws / "open/d.md"), None),
         ("created", str(ws / "docs"), None),
     ]
-    only_secret = TreeData(workspace=str(ws), changes=data.changes[1:3], rescan=False)
-    assert visible_tree(only_secret, access) is None
-    assert visible_tree(data, EVERYTHING) is data
-    rescan = TreeData(workspace=str(ws), changes=(), rescan=True)
-    assert visible_tree(rescan, access) is rescan
+    only_secret = TreeEvent(
+        data=TreeData(workspace=str(ws), changes=data.changes[1:3], rescan=False)
+    )
+    assert visible_event(only_secret, access) is None
+    everything = TreeEvent(data=data)
+    assert visible_event(everything, EVERYTHING) is everything
+    rescan = TreeEvent(data=TreeData(workspace=str(ws), changes=(), rescan=True))
+    assert visible_event(rescan, access) is rescan
 
 
 class _Hiding(GrantedAccess):

@@ -1,6 +1,6 @@
 """File operations of the workspaces for every transport: the window, the API, CLI and MCP."""
 
 from quire.services.files.operations import FileService
-from quire.services.files.tree import RecentPaths, TreeFeed, visible_tree
+from quire.services.files.tree import RecentPaths, TreeFeed
 
-__all__ = ["FileService", "RecentPaths", "TreeFeed", "visible_tree"]
+__all__ = ["FileService", "RecentPaths", "TreeFeed"]

@@ -12,8 +12,8 @@ within ``RESCAN_QUIET_S`` (a checkout, in one batch or in many), its batch becom
 then, so a long burst is never a storm. A file whose content changed under the same name is
 no tree change.
 
-Every change names the path(s) it concerns, so the events socket can give each account only
-what it may see: ``visible_tree`` is that filter (a move seen from one side only becomes a
+Every change names the path(s) it concerns, so each account's subscription can keep only what
+it may see (``quire.services.event_access``: a move seen from one side only becomes a
 deletion or a creation).
 """
 
@@ -186,33 +186,3 @@ class TreeFeed:
 
 def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
-
-
-def visible_tree(data: TreeData, access: Access) -> TreeData | None:
-    """``data`` as ``access`` may see it (None: nothing of it). A file counts when it may be
-    read, a folder when a listing may show it (``sees_folder``); a move whose one end is
-    hidden is shown as the deletion or creation of the other, and a rescan (no paths) as it
-    is. Everything passes unchanged for an unrestricted access."""
-    if not access.restricted or data.rescan:
-        return data
-    shown = [seen for change in data.changes if (seen := _visible(change, access)) is not None]
-    if not shown:
-        return None
-    return data.model_copy(update={"changes": tuple(shown)})
-
-
-def _visible(change: TreeChange, access: Access) -> TreeChange | None:
-    def sees(path: str) -> bool:
-        return access.sees_folder(Path(path)) if change.is_folder else access.may_read(Path(path))
-
-    source = sees(change.path)
-    if change.to is None:
-        return change if source else None
-    target = sees(change.to)
-    if source and target:
-        return change
-    if source:
-        return change.model_copy(update={"action": "deleted", "to": None})
-    if target:
-        return change.model_copy(update={"action": "created", "path": change.to, "to": None})
-    return None
