@@ -9,6 +9,8 @@ the open connections it ended at once.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import anyio
 from starlette.background import BackgroundTask
 from starlette.requests import Request
@@ -66,6 +68,7 @@ def _own(request: Request) -> OwnAccount:
 
 
 def _token(token: TokenInfo, now_ms: int) -> AccountToken:
+    state: Literal["active", "expired", "revoked"]
     if token.revoked_at_ms is not None:
         state = "revoked"
     elif token.expires_at_ms is not None and token.expires_at_ms <= now_ms:
@@ -123,9 +126,7 @@ async def create_token(request: Request) -> Response:
     body = await read_body(request, TokenBody)
     issued = await _own(request).create_token(body.name, body.expires)
     return answer(
-        NewAccountToken(
-            token=issued.token, info=_token(issued.info, services_of(request).clock())
-        )
+        NewAccountToken(token=issued.token, info=_token(issued.info, services_of(request).clock()))
     )
 
 

@@ -56,9 +56,7 @@ class OwnAccount:
         if not self.actor.by_browser:
             raise browser_only("Making an API token")
         expires_at = None if expires is None else token_expiry(expires, now_ms=self._clock())
-        return await self._team.tokens.issue(
-            identity.username, name=name, expires_at_ms=expires_at
-        )
+        return await self._team.tokens.issue(identity.username, name=name, expires_at_ms=expires_at)
 
     async def revoke_token(self, token_id: str) -> None:
         """Revoke one of the account's tokens."""
