@@ -45,6 +45,16 @@ export function TeamPage() {
   );
 }
 
+/** End this browser's session (a fetch: the page's no-referrer policy would send a form post
+ * with `Origin: null`, which the server refuses), then go to the sign-in page. */
+async function signOut(): Promise<void> {
+  try {
+    await fetch("/logout", { method: "POST", credentials: "same-origin" });
+  } finally {
+    location.assign("/login");
+  }
+}
+
 /** The menu's entry to the team pages and sign-out, shown in multi mode only. */
 export function TeamMenu() {
   const me = account.value;
@@ -60,11 +70,9 @@ export function TeamMenu() {
         </button>
       ) : null}
       {me.signedInBy === "browser" ? (
-        <form method="post" action="/logout" class="team-inline">
-          <button class="button button-quiet" type="submit">
-            Sign out
-          </button>
-        </form>
+        <button class="button button-quiet" onClick={() => void signOut()}>
+          Sign out
+        </button>
       ) : null}
     </div>
   );
