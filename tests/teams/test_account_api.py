@@ -245,3 +245,19 @@ async def test_signing_out_everywhere_ends_every_session_this_one_included(
         assert not await _signed_in(world, there)
         stale = world.client({"Cookie": f"quire_session={there.cookies['quire_session']}"})
         assert not await _signed_in(world, stale)
+
+
+async def test_a_password_change_keeps_only_this_session_on_each_database(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
+        await world.account("alice")
+        here = await world.browser("alice")
+        there = await world.browser("alice")
+        changed = await here.post(
+            "/api/account/password",
+            json={"current_password": PASSWORD, "new_password": NEW_PASSWORD},
+        )
+        assert changed.status_code == 200, changed.text
+        assert await _signed_in(world, here)
+        assert not await _signed_in(world, there)

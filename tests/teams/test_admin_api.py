@@ -333,3 +333,16 @@ async def test_every_multi_mode_json_route_refuses_deeply_nested_json(tmp_path: 
             )
             assert answer.status_code == 400, (path, answer.text)
             assert "at most 64 levels" in answer.json()["error"]["message"]
+
+
+async def test_every_admin_change_works_on_each_database(tmp_path: Path, database_url: str) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
+        await _people(world)
+        await world.team.grants.grant_group("readers", "team", "open", access="read")
+        browser = await world.browser("boss")
+        for path, body in CHANGES:
+            answer = await browser.post(path, json=body)
+            assert answer.status_code == 200, (path, answer.text)
+        page = (await browser.get("/api/admin")).json()
+        assert [group["name"] for group in page["groups"]] == ["writers"]
+        assert all(grant["group"] != "readers" for grant in page["grants"])
