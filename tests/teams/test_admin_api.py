@@ -14,6 +14,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from quire.api.operations import OPERATIONS
+from quire.core.teams.accounts import Role
+from quire.core.teams.grants import Grant
+from quire.services.users.admin import Actor, administered
+from quire.services.users.identity import Identity
 from quire.web.openapi import openapi_document, route_table
 from tests.support.team import PASSWORD, TeamWorld, team_world
 from tests.web.live_server import live_server
@@ -346,3 +350,33 @@ async def test_every_admin_change_works_on_each_database(tmp_path: Path, databas
         page = (await browser.get("/api/admin")).json()
         assert [group["name"] for group in page["groups"]] == ["writers"]
         assert all(grant["group"] != "readers" for grant in page["grants"])
+
+
+def _admin_with(*grants: Grant, role: Role = "admin") -> Actor:
+    return Actor(Identity("acct-1", "lead", role), True, grants)
+
+
+@pytest.mark.parametrize(
+    ("grants", "served", "managed"),
+    [
+        ((Grant("team", (), "write"),), ("team", "other"), ("team",)),
+        ((Grant("team", (), "read"),), ("team",), ()),
+        ((Grant("team", ("notes",), "write"),), ("team",), ()),
+        ((Grant("Team", (), "write"),), ("team",), ()),
+        ((Grant("team-old", (), "write"),), ("team",), ()),
+        ((Grant("cafe\u0301", (), "write"),), ("caf\u00e9",), ("caf\u00e9",)),
+        ((Grant("caf\u00e9", (), "write"),), ("cafe\u0301",), ("cafe\u0301",)),
+        ((), ("team",), ()),
+    ],
+)
+def test_a_workspace_admin_manages_only_workspaces_it_may_write_whole(
+    grants: tuple[Grant, ...], served: tuple[str, ...], managed: tuple[str, ...]
+) -> None:
+    assert administered(_admin_with(*grants), served) == managed
+
+
+def test_a_collaborator_manages_nothing_and_a_superadmin_everything() -> None:
+    whole = Grant("team", (), "write")
+    assert administered(_admin_with(whole, role="collaborator"), ("team",)) == ()
+    assert administered(_admin_with(role="superadmin"), ("team", "b")) == ("team", "b")
+    assert administered(Actor(None, False), ("team",)) == ("team",)
