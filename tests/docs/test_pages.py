@@ -55,14 +55,20 @@ def _route_paths(routes: list[BaseRoute], prefix: str = "") -> set[str]:
 
 @pytest.fixture
 async def routes(tmp_path: Path, anyio_backend: str) -> set[str]:
-    """The path of every route the app serves, HTTP and WebSocket."""
+    """The path of every route the app serves, HTTP and WebSocket, in either mode (multi mode
+    adds the sign-in, account and admin routes)."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    settings = Settings(workspaces=(workspace,), state_dir=tmp_path / "state")
-    async with open_services(
-        settings, token="t" * 64, clock=lambda: 0, machine=machine_under(tmp_path)
-    ) as services:
-        return _route_paths(create_app(services).routes)
+    found: set[str] = set()
+    for mode in ("single", "multi"):
+        settings = Settings(
+            workspaces=(workspace,), state_dir=tmp_path / f"state-{mode}", mode=mode
+        )
+        async with open_services(
+            settings, token="t" * 64, clock=lambda: 0, machine=machine_under(tmp_path)
+        ) as services:
+            found |= _route_paths(create_app(services).routes)
+    return found
 
 
 def _env_names_read() -> set[str]:

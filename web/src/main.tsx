@@ -10,5 +10,6 @@ import "./styles/settings.css";
 import "./styles/chat.css";
 import "./styles/files.css";
 import "./styles/history.css";
+import "./styles/team.css";
 
 render(<App />, document.getElementById("app")!);

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from quire.api import (
+    account,
+    admin,
     agents,
     approvals,
     chats,
@@ -52,6 +54,8 @@ class Operation:
     other_answers: tuple[type[Answer], ...] = ()
     """Further shapes a 200 answer may have, chosen by the request (``/api/render``: one text
     or a list of them)."""
+    multi: bool = False
+    """Served in multi mode only (``quire serve --multi``): the account and admin pages."""
 
     @property
     def answers(self) -> tuple[type[Answer], ...]:
@@ -277,5 +281,42 @@ OPERATIONS: tuple[Operation, ...] = (
               export_requests.ExportDialogBody, answer=export_requests.ExportDialogOpened),
     Operation("GET", "/api/export/engines", "The export engines of the server's machine",
               "export", answer=exports.Engines),
+    Operation("GET", "/api/account", "Who is signed in, and the server's mode", "account",
+              answer=account.AccountView),
+    Operation("GET", "/api/account/tokens", "The account's API tokens", "account",
+              answer=account.AccountTokens, multi=True),
+    Operation("POST", "/api/account/tokens", "Make an API token (shown once)", "account",
+              account.TokenBody, answer=account.NewAccountToken, multi=True),
+    Operation("POST", "/api/account/tokens/revoke", "Revoke one of the account's tokens",
+              "account", account.TokenIdBody, answer=account.AccountTokens, multi=True),
+    Operation("POST", "/api/account/password", "Change the account's password", "account",
+              account.PasswordBody, answer=Ok, multi=True),
+    Operation("POST", "/api/account/sign-out-everywhere", "End every browser session",
+              "account", account.NoAccountBody, answer=account.SignedOutEverywhere,
+              multi=True),
+    Operation("GET", "/api/admin", "Accounts, workspaces, grants and groups", "admin",
+              answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/users", "Add an account", "admin", admin.NewUserBody,
+              answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/users/role", "Change an account's role", "admin",
+              admin.RoleBody, answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/users/disable", "Disable or enable an account", "admin",
+              admin.DisableBody, answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/users/delete", "Delete an account", "admin",
+              admin.UsernameBody, answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/users/password", "Set an account's password", "admin",
+              admin.PasswordResetBody, answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/grants", "Grant read or write on a workspace prefix",
+              "admin", admin.GrantBody, answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/grants/revoke", "Revoke a grant", "admin",
+              admin.RevokeBody, answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/groups", "Add an access group", "admin", admin.GroupBody,
+              answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/groups/delete", "Delete an access group", "admin",
+              admin.GroupBody, answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/groups/members", "Put an account in a group", "admin",
+              admin.MemberBody, answer=admin.AdminOverview, multi=True),
+    Operation("POST", "/api/admin/groups/members/remove", "Take an account out of a group",
+              "admin", admin.MemberBody, answer=admin.AdminOverview, multi=True),
 )  # fmt: skip
 """Every operation of the HTTP API, in the order the document lists them."""

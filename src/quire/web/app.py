@@ -27,6 +27,8 @@ from quire.core.views import OWNER
 from quire.services.app import AppServices
 from quire.settings.server_file import server_file
 from quire.web import (
+    account,
+    admin,
     agents,
     approvals,
     chats,
@@ -150,6 +152,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         *events.routes,
         *sync.routes,
         *agents.routes,
+        *account.routes,
         *(
             Route(sub.path, _Served(sub.app), methods=list(sub.methods), name=sub.name)
             for sub in sub_apps
@@ -162,7 +165,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         team_sign_in = TeamSignIn(owner, services.team)
         method = team_sign_in
         connections = OpenConnections(team_sign_in)
-        routes[2:2] = sign_in.routes
+        routes[2:2] = [*sign_in.routes, *account.multi_routes, *admin.routes]
     middleware = [
         Middleware(HostOriginMiddleware, host=settings.host, port=settings.port),
         Middleware(

@@ -56,7 +56,8 @@ def openapi_document(routes: Iterable[BaseRoute]) -> dict[str, Any]:
     """The OpenAPI 3.1 document of OPERATIONS, with each handler's docstring as description.
 
     Raises LookupError when an operation has no route: the table names something the app
-    does not serve.
+    does not serve. Operations served in multi mode only are left out of a single-mode
+    server's document.
     """
     handlers = {(method, path): route for method, path, route in route_table(routes)}
     paths: dict[str, dict[str, Any]] = {}
@@ -70,6 +71,8 @@ def openapi_document(routes: Iterable[BaseRoute]) -> dict[str, Any]:
     schemas["Event"] = events
     for operation in OPERATIONS:
         route = handlers.get((operation.method, operation.path))
+        if route is None and operation.multi:
+            continue  # a single-mode server does not serve the account and admin changes
         if route is None:
             raise LookupError(f"{operation.method} {operation.path} is documented but not served")
         paths.setdefault(operation.path, {})[operation.method.lower()] = _operation(

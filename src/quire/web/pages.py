@@ -50,6 +50,9 @@ SIGN_IN_PAGE_HEADERS = {
     "Content-Security-Policy": PAGE_HEADERS["Content-Security-Policy"].replace(
         "form-action 'none'", "form-action 'self'"
     ),
+    # Under no-referrer a browser sends `Origin: null` with the form's POST, which the Origin
+    # check refuses; same-origin sends the page's own origin, and still nothing to other sites.
+    "Referrer-Policy": "same-origin",
 }
 """The sign-in page posts its form to itself; every other page posts nowhere."""
 

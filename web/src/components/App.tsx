@@ -45,6 +45,8 @@ import { StatusBar } from "./StatusBar";
 import { TabBar } from "./TabBar";
 import { Toasts } from "./Toasts";
 import { Welcome } from "./Welcome";
+import { TeamPage } from "../team/TeamPage";
+import { isMulti, loadAccount, teamPage } from "../team/teamState";
 
 function onKey(event: KeyboardEvent): void {
   const mod = event.ctrlKey || event.metaKey;
@@ -83,6 +85,18 @@ function onKey(event: KeyboardEvent): void {
 }
 
 function SignedOut() {
+  if (isMulti.value) {
+    return (
+      <div class="signed-out">
+        <div class="signed-out-card">
+          <h1>Signed out</h1>
+          <p>
+            This browser is no longer signed in to this Quire server. <a href="/login">Sign in again</a>.
+          </p>
+        </div>
+      </div>
+    );
+  }
   return (
     <div class="signed-out">
       <div class="signed-out-card">
@@ -126,6 +140,7 @@ export function App() {
       keepLive([]);
     });
     boot();
+    void loadAccount();
     openFromAddress();
     // Fetch the editor once the window is idle, so switching to Edit is instant.
     const idle = window.setTimeout(preloadEditor, 1500);
@@ -139,6 +154,14 @@ export function App() {
   }, []);
 
   if (signedOut.value) return <SignedOut />;
+  if (teamPage.value) {
+    return (
+      <div class="app team-app">
+        <TeamPage />
+        <Toasts />
+      </div>
+    );
+  }
   if (chatOpen.value) {
     return (
       <div class={`app chat-app ${review.value ? "with-review" : ""}`}>

@@ -28,6 +28,7 @@ import {
   toast,
 } from "../state";
 import { Icon, type IconName } from "./Icons";
+import { account, openTeamPage } from "../team/teamState";
 
 interface Item {
   id: string;
@@ -130,6 +131,12 @@ function commands(): Item[] {
       icon: "settings",
       run: () => (settingsOpen.value = true),
     },
+    ...(account.value?.mode === "multi"
+      ? [{ id: "account", label: "Account: password and API tokens", icon: "settings" as const, run: () => openTeamPage("account") }]
+      : []),
+    ...(account.value?.admin
+      ? [{ id: "admin", label: "Admin: accounts, grants and groups", icon: "settings" as const, run: () => openTeamPage("admin") }]
+      : []),
     {
       id: "chats",
       label: chatOpen.value ? "Leave chats" : "Open chats",

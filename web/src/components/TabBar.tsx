@@ -16,6 +16,7 @@ import {
   windowState,
 } from "../state";
 import { Icon } from "./Icons";
+import { TeamMenu } from "../team/TeamPage";
 
 export function TabBar() {
   const state = windowState.value;
@@ -64,6 +65,7 @@ export function TabBar() {
         })}
       </div>
       <div class="tabbar-actions">
+        <TeamMenu />
         <ChatsButton />
         <ApprovalsButton />
         {review.value ? (

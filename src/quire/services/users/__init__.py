@@ -1,4 +1,6 @@
-"""Accounts of multi mode: users, passwords, API tokens, browser sessions, grants.
+"""Accounts of multi mode: users, passwords, API tokens, browser sessions, grants, and the
+rules of the account and admin pages (who may change what).
 
-Nothing here is wired into the server yet; the CLI (``quire user …``) is its only caller.
+Callers: the ``quire user …`` commands and, in multi mode, the server's sign-in, account and
+admin routes.
 """

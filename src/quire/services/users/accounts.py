@@ -1,6 +1,6 @@
 """Managing accounts: add, list, set a password, disable, enable, delete.
 
-Every change goes through here (the CLI today, the admin page later). It never returns a
+Every change goes through here (the CLI and the admin page). It never returns a
 password hash, and it never leaves the server without an enabled superadmin once one exists.
 """
 
@@ -14,7 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.core.errors import AccountNotFound, InvalidArgument
 from quire.core.teams.accounts import Role, canonical_username, check_new_password
+from quire.core.teams.credentials import digest
 from quire.db import accounts as rows
+from quire.db import roster
 from quire.db.accounts import StoredAccount
 from quire.db.engine import Database
 from quire.services.users.identity import AccountInfo
@@ -96,16 +98,36 @@ class Accounts:
         async with self._db.session() as session:
             return info(await require(session, username))
 
-    async def set_password(self, username: str, password: str) -> None:
-        """Set the account's password and sign it out of every browser (its API tokens stay:
-        revoke them apart)."""
+    async def set_password(
+        self, username: str, password: str, *, keep_session: str | None = None
+    ) -> None:
+        """Set the account's password and sign it out of every browser but the session
+        ``keep_session`` (the browser that changed it), if given. Its API tokens stay:
+        revoke them apart."""
         async with self._db.session() as session:
             account = await require(session, username)
         hashed = await self._passwords.hash(check_new_password(password, username=account.username))
         async with self._db.session() as session:
             await rows.set_password_hash(session, account.user_id, hashed, self._clock())
-            await rows.delete_browser_sessions_of(session, account.user_id)
+            if keep_session is None:
+                await rows.delete_browser_sessions_of(session, account.user_id)
+            else:
+                await roster.delete_other_browser_sessions(
+                    session, account.user_id, digest(keep_session)
+                )
             await session.commit()
+
+    async def set_role(self, username: str, role: Role) -> AccountInfo:
+        """Give the account another role. The last enabled superadmin keeps its role."""
+        async with self._db.session() as session:
+            account = await require(session, username)
+            if role != "superadmin" and not account.disabled:
+                await _keep_a_superadmin(session, account, "given another role")
+            await roster.set_role(session, account.user_id, role)
+            await session.commit()
+            changed = await rows.account_by_id(session, account.user_id)
+        assert changed is not None
+        return info(changed)
 
     async def set_disabled(self, username: str, disabled: bool) -> AccountInfo:
         """Disable (every session ended, every token refused from then on) or enable the

@@ -25,9 +25,10 @@ from quire.core.teams.grants import (
 )
 from quire.db import accounts as account_rows
 from quire.db import grants as rows
+from quire.db import roster
 from quire.db.engine import Database
 from quire.services.users.accounts import require
-from quire.services.users.identity import GrantInfo
+from quire.services.users.identity import GrantInfo, GroupInfo, TeamGrant
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +153,24 @@ class Grants:
             )
             if not done:
                 raise _no_grant(f"group {group}", name, "/".join(segments))
+            await session.commit()
+
+    async def everyone(self) -> list[TeamGrant]:
+        """Every grant of every account and group, by workspace and prefix."""
+        async with self._db.session() as session:
+            found = await roster.all_grants(session)
+        return [TeamGrant(g.username, g.group, g.workspace, g.prefix, g.access) for g in found]
+
+    async def groups(self) -> list[GroupInfo]:
+        """Every access group with its members, by name."""
+        async with self._db.session() as session:
+            found = await roster.all_groups(session)
+        return [GroupInfo(group.name, group.members) for group in found]
+
+    async def delete_group(self, group: str) -> None:
+        """Delete the group with its memberships and grants (its members keep their own)."""
+        async with self._db.session() as session:
+            await roster.delete_group(session, await _group(session, group))
             await session.commit()
 
     async def can(self, user_id: str, workspace: str, path: str, access: Access) -> bool:

@@ -56,3 +56,22 @@ class GrantInfo:
     prefix: str
     access: str
     group: str | None
+
+
+@dataclass(frozen=True)
+class TeamGrant:
+    """A grant as the admin page lists it: to an account (``username``) or to a group."""
+
+    username: str | None
+    group: str | None
+    workspace: str
+    prefix: str
+    access: str
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    """An access group and its members' usernames, sorted."""
+
+    name: str
+    members: tuple[str, ...]
