@@ -63,6 +63,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/health", "Whether the server is up (no token needed)", "server",
               public=True, answer=server.Health),
     Operation("GET", "/api/openapi.json", "This description of the API", "server"),
+    Operation("GET", "/api/whoami", "Which account this credential signs in as", "server",
+              answer=server.SignedInAs),
     Operation("GET", "/llms.txt", "What Quire is and how an agent uses it (plain text)",
               "server", answer=None, media="text/plain"),
     Operation("POST", "/api/documents/open", "Open a file in the window", "documents",

@@ -44,6 +44,7 @@ from quire.web import (
     sign_in,
     static_files,
     sync,
+    whoami,
     windows,
 )
 from quire.web.answers import answer
@@ -89,6 +90,13 @@ class _Served:
 
 def how_to_sign_in(services: AppServices) -> str:
     """The advice every 401 gives: where the token is and how a browser signs in."""
+    if services.team is not None:
+        return (
+            "Send `Authorization: Bearer <token>` with an API token of your account: it may "
+            "have expired or been revoked, or the account disabled. Make a new one on your "
+            "account page or with `quire user token USER` on the server, then sign the CLI in "
+            "again with `quire login @alias URL`; a browser signs in at /login."
+        )
     return (
         "Send `Authorization: Bearer <token>` with the token in "
         f"{server_file(services.settings.state_dir)}, or open the login URL `quire serve` "
@@ -150,6 +158,7 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         *events.routes,
         *sync.routes,
         *agents.routes,
+        *whoami.routes,
         *(
             Route(sub.path, _Served(sub.app), methods=list(sub.methods), name=sub.name)
             for sub in sub_apps
