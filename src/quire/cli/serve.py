@@ -173,9 +173,7 @@ async def _run(
 
         def ready() -> None:
             claim.publish(info)
-            login_url = (
-                f"{info.url}/login" if settings.multi else f"{info.url}/?token={info.token}"
-            )
+            login_url = f"{info.url}/login" if settings.multi else f"{info.url}/?token={info.token}"
             echo(f"Quire is running at {login_url}")
             logger.info(
                 "Serving %s at %s (pid %d); state in %s.",
@@ -213,6 +211,7 @@ def server_app(services: AppServices) -> Starlette:
             clock=services.clock,
             chat_enabled=settings.chat_enabled,
             exporter=services.export,
+            accounts=settings.multi,
         )
 
     mcp = DeferredApp(build, name="The /mcp endpoint")

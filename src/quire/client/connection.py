@@ -85,6 +85,11 @@ class ServerLink:
         return view
 
     @property
+    def fixed(self) -> ServerInfo | None:
+        """The fixed server (and its own token), when the link has one."""
+        return self._fixed
+
+    @property
     def remote(self) -> bool:
         """Whether the server is another machine's, or acts for an account (``--server
         @alias``): its workspaces are not this process's to read from disk."""
