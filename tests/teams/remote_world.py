@@ -80,6 +80,8 @@ class RemoteServer:
     owner_token: str
     process: subprocess.Popen[bytes]
     stderr: Path
+    ready: str
+    """The line the server printed once it listened (its login URL)."""
 
     def user(self, *args: str, stdin: str = "") -> str:
         """Run ``quire user ARGS… --state-dir STATE`` in process; its stdout."""
@@ -136,7 +138,9 @@ def remote_server(
         match = _READY.match(line)
         assert match, line + stderr.read_text(encoding="utf-8")
         info = loads((state / "server.json").read_text(encoding="utf-8"))
-        yield RemoteServer(match.group(1), state, workspace.resolve(), info.token, process, stderr)
+        yield RemoteServer(
+            info.url, state, workspace.resolve(), info.token, process, stderr, line.strip()
+        )
     finally:
         process.terminate()
         try:

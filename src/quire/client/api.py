@@ -109,6 +109,8 @@ class QuireApi:
         refused: str | None = None,
         verify: ssl.SSLContext | bool = True,
     ) -> None:
+        if verify is True and info.ca_cert is not None:
+            verify = pinned_context(info.ca_cert)
         http = httpx.AsyncClient(
             transport=transport, timeout=timeout, trust_env=False, verify=verify
         )
@@ -536,9 +538,23 @@ class QuireApi:
         return self._info.url.rstrip("/") + path
 
 
+def pinned_context(cert_file: str) -> ssl.SSLContext | bool:
+    """HTTPS that trusts only the certificate in ``cert_file`` (the one a local server said
+    it presents), whatever host name it was made for: the file came from server.json, which
+    only this account can read. True (the system's CAs) when the file cannot be read."""
+    try:
+        context = ssl.create_default_context(cafile=cert_file)
+    except (OSError, ssl.SSLError):
+        return True
+    context.check_hostname = False
+    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+    return context
+
+
 async def probe_health(info: ServerInfo) -> bool:
     """Whether the server ``info`` names answers ``GET /health`` (a fresh connection)."""
-    async with httpx.AsyncClient(timeout=2.0, trust_env=False) as http:
+    verify = True if info.ca_cert is None else pinned_context(info.ca_cert)
+    async with httpx.AsyncClient(timeout=2.0, trust_env=False, verify=verify) as http:
         try:
             response = await http.get(info.url.rstrip("/") + "/health")
         except httpx.HTTPError:

@@ -173,7 +173,13 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         connections = OpenConnections(team_sign_in)
         routes[2:2] = sign_in.routes
     middleware = [
-        Middleware(HostOriginMiddleware, host=settings.host, port=settings.port),
+        Middleware(
+            HostOriginMiddleware,
+            host=settings.host,
+            port=settings.port,
+            scheme=settings.scheme,
+            public_url=settings.public_url,
+        ),
         Middleware(
             AuthMiddleware,
             method=method,
