@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,10 +85,12 @@ class RemoteServer:
     """The line the server printed once it listened (its login URL)."""
 
     def user(self, *args: str, stdin: str = "") -> str:
-        """Run ``quire user ARGS… --state-dir STATE`` in process; its stdout."""
-        result = CliRunner().invoke(
-            cli, ["user", *args, "--state-dir", str(self.state)], input=stdin
-        )
+        """Run ``quire user ARGS… --state-dir STATE`` in process (in a thread of its own, so
+        an async test's running loop does not stop its ``asyncio.run``); its stdout."""
+        with ThreadPoolExecutor(1) as pool:
+            result = pool.submit(
+                CliRunner().invoke, cli, ["user", *args, "--state-dir", str(self.state)], stdin
+            ).result()
         assert result.exit_code == 0, result.output
         return result.stdout
 
