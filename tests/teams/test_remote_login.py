@@ -103,3 +103,31 @@ def test_whoami_without_an_alias_asks_the_local_server_which_says_owner(
     assert server.owner_token not in who.stdout
     nobody = server.machine(tmp_path / "other").quire("whoami")
     assert nobody.returncode == 1 and "quire whoami @alias" in nobody.stderr
+
+
+def test_chat_commands_take_alias_addresses(server: RemoteServer, tmp_path: Path) -> None:
+    token = server.account("ivan", grants=[("team", "", "write")])
+    laptop = server.machine(tmp_path)
+    assert laptop.quire("login", "@t", server.url, "--token-stdin", stdin=token).returncode == 0
+    room = "@t/team/Chats/room.md"
+    made = laptop.quire("chat", "new", room, "Room")
+    assert made.returncode == 0, made.stderr
+    assert (server.workspace / "Chats" / "room.md").is_file()
+    posted = laptop.quire("chat", "post", room, "Hello from afar.", "--as", "scout")
+    assert posted.returncode == 0, posted.stderr
+    read = laptop.quire("chat", "read", room, "--as", "reader", "--json")
+    assert read.returncode == 0, read.stderr
+    assert [m["body"] for m in json.loads(read.stdout)["messages"]] == ["Hello from afar."]
+    listed = laptop.quire("chat", "list", "@t", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [c["path"] for c in json.loads(listed.stdout)["chats"]] == [
+        str(server.workspace / "Chats" / "room.md")
+    ]
+    in_workspace = laptop.quire("chat", "list", "@t/team", "--json")
+    assert json.loads(in_workspace.stdout) == json.loads(listed.stdout)
+    unknown = laptop.quire("chat", "read", "@t/nowhere/Chats/room.md")
+    assert unknown.returncode == 1 and "no workspace named 'nowhere'" in unknown.stderr
+    traversal = laptop.quire("chat", "read", "@t/team/../../etc/passwd.md")
+    assert traversal.returncode == 1 and "not a clean address" in traversal.stderr
+    no_note = laptop.quire("chat", "read", "@t/team")
+    assert no_note.returncode == 1 and "names no note" in no_note.stderr

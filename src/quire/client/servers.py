@@ -86,7 +86,9 @@ def parse_address(raw: str, argument: str) -> RemoteAddress:
     Refuses empty segments, ``.`` and ``..`` and backslashes: the server resolves the rest.
     """
     if not raw.startswith("@"):
-        raise InvalidArgument(f"{argument} {raw[:80]!r} is not an @alias address.", argument)
+        raise InvalidArgument(
+            f"{argument} {raw[:80]!r} is not an @alias address.", argument=argument
+        )
     alias_part, _, rest = raw[1:].partition("/")
     alias = check_alias(alias_part, argument)
     if not rest.strip("/"):
@@ -100,6 +102,11 @@ def parse_address(raw: str, argument: str) -> RemoteAddress:
         )
     workspace, *inside = segments
     return RemoteAddress(alias, workspace, "/".join(inside) or None)
+
+
+def names_only_a_server(raw: str) -> bool:
+    """Whether ``raw`` is ``@alias`` alone (no workspace): every workspace of that server."""
+    return raw.startswith("@") and "/" not in raw.strip("/")
 
 
 def remote_path(workspace_folder: str, relative: str | None) -> str:
