@@ -388,9 +388,7 @@ def _pem_files(cwd: Path) -> tuple[str, str]:
     return str(cwd / "cert.pem"), str(cwd / "key.pem")
 
 
-def test_multi_mode_without_https_may_not_listen_beyond_this_machine(
-    home: Path, cwd: Path
-) -> None:
+def test_multi_mode_without_https_may_not_listen_beyond_this_machine(home: Path, cwd: Path) -> None:
     with pytest.raises(InvalidArgument, match="without HTTPS") as caught:
         _load(home, cwd, flags={"host": "0.0.0.0", "mode": "multi"})
     assert "--tls-cert FILE --tls-key FILE" in str(caught.value)
@@ -442,7 +440,7 @@ def test_tls_needs_both_the_certificate_and_the_key(home: Path, cwd: Path) -> No
 
 
 def test_tls_files_must_be_readable(home: Path, cwd: Path) -> None:
-    with pytest.raises(InvalidArgument, match="QUIRE_TLS_CERT .*is not a readable file"):
+    with pytest.raises(InvalidArgument, match=r"QUIRE_TLS_CERT .*is not a readable file"):
         _load(home, cwd, environ={"QUIRE_TLS_CERT": str(cwd / "missing.pem")})
 
 
