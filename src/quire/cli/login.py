@@ -145,8 +145,8 @@ async def _whoami_local(state: Path) -> tuple[str, SignedInAs]:
 def _no_local_server(state: Path) -> str:
     saved = ", ".join(f"@{alias}" for alias in sorted(read_servers(state))) or "none"
     return (
-        f"(no live server in {server_file(state)}). Start one with `quire serve`, or ask a "
-        f"signed-in server with `quire whoami @alias` (signed in: {saved})."
+        f"There is no live server in {server_file(state)}. Start one with `quire serve`, or "
+        f"ask a signed-in server with `quire whoami @alias` (signed in: {saved})."
     )
 
 

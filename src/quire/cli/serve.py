@@ -16,6 +16,7 @@ import re
 import secrets
 import signal
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -165,6 +166,7 @@ def serve(settings: Settings, *, machine: MachineFacts, echo: Callable[[str], No
     ``machine`` is this process's environment, home folder and command line, read once: the
     agents page and ``/mcp`` use it, and the browser is looked for in its environment.
     """
+    check_tls(settings)
     with claim_state_folder(settings.state_dir) as claim:
         listener = bind_listener(settings.host, settings.port, fallback=settings.port_is_default)
         port = listener.getsockname()[1]
@@ -223,6 +225,23 @@ async def _run(
                 open_in_browser(login_url, machine.environ)
 
         await _Server(config, ready).serve(sockets=[listener])
+
+
+def check_tls(settings: Settings) -> None:
+    """Load the certificate and key once before listening, so a wrong pair stops the start
+    with its reason (InvalidArgument) rather than failing inside uvicorn."""
+    if not settings.tls:
+        return
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(str(settings.tls_cert), str(settings.tls_key))
+    except (OSError, ssl.SSLError) as err:
+        raise InvalidArgument(
+            f"Cannot serve HTTPS with the certificate {settings.tls_cert} and the key "
+            f"{settings.tls_key}: {getattr(err, 'reason', None) or err}. Pass a PEM "
+            "certificate (with its chain) and the PEM private key that belongs to it.",
+            argument="--tls-cert",
+        ) from None
 
 
 def network_options(settings: Settings) -> dict[str, Any]:
