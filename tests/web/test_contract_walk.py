@@ -112,6 +112,7 @@ async def test_every_operation_answers_with_its_model(
     await get("/api/recent")
     await get("/api/files")
     await get("/api/workspaces")
+    await get("/api/whoami")
     await get("/api/search", params={"q": "plan"})
     await get("/api/search", params={"q": "plan", "mode": "words"})
     await get("/api/backlinks", params={"path": str(note)})

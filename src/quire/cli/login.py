@@ -28,7 +28,8 @@ from quire.client.servers import (
     saved_server,
     servers_file,
 )
-from quire.core.errors import InvalidArgument, ServerUnreachable, TokenRefused
+from quire.core.errors import InvalidArgument, QuireError, ServerUnreachable, TokenRefused
+from quire.core.paths import expand_path
 from quire.core.state import state_folder
 from quire.settings.server_file import server_file
 
@@ -56,6 +57,22 @@ def _read_token(from_stdin: bool) -> str:
             argument="token",
         )
     return token
+
+
+def _certificate_file(raw: str) -> str:
+    """``--ca-cert``'s file as an absolute path; InvalidArgument when it is no readable file."""
+    try:
+        path = expand_path(raw, cwd=Path.cwd(), home=Path.home(), argument="--ca-cert")
+        readable = path.is_file() and os.access(path, os.R_OK)
+    except (OSError, ValueError, QuireError):
+        readable = False
+    if not readable:
+        raise InvalidArgument(
+            f"--ca-cert {os.fsencode(raw)[:200].decode('utf-8', 'backslashreplace')!r} is not "
+            "a readable file. Pass the server's certificate (or its CA's) as a PEM file.",
+            argument="--ca-cert",
+        )
+    return str(path)
 
 
 async def _check(link: ServerLink, alias: str, url: str) -> SignedInAs:
@@ -87,7 +104,6 @@ def _describe(signed: SignedInAs, where: str) -> str:
 @click.option(
     "--ca-cert",
     metavar="FILE",
-    type=click.Path(exists=True, dir_okay=False, resolve_path=True),
     help="Trust this CA certificate (PEM) for the server's HTTPS, e.g. a self-signed one.",
 )
 @reports_errors
@@ -101,9 +117,10 @@ def login_command(alias: str, url: str, token_stdin: bool, ca_cert: str | None) 
     """
     name = check_alias(alias)
     base = check_url(url)
+    trusted = None if ca_cert is None else _certificate_file(ca_cert)
     token = _read_token(token_stdin)
     state = _state()
-    server = SavedServer(name, base, token, ca_cert)
+    server = SavedServer(name, base, token, trusted)
     link = server_link(state, server)
     signed = anyio.run(_check, link, name, base)
     save_server(state, server)
