@@ -93,7 +93,9 @@ def chat_command() -> None:
     """Talk in a chat: a Markdown note whose messages people and agents append.
 
     CHAT is the chat note's path (absolute or relative to the working directory), inside a
-    workspace of the Quire server; a server starts in the background when none runs. Give each
+    workspace of the Quire server; a server starts in the background when none runs. Or
+    @alias/workspace/path.md: that note on a server signed in to with `quire login` (WORKSPACE
+    arguments take @alias/workspace the same way). Give each
     agent one name and use it with --as on every command. An agent reads once, then loops:
     wait, post a reply, wait again. wait exits 0 with new messages, 2 on --timeout (run it
     again), 3 when the chat is gone (run the leave command it prints, then stop), 1 on an
