@@ -24,6 +24,7 @@ server answered from its name, and ``with_message`` copies one with a new messag
     ├── ApprovalNotFound     an approval id names no approval request the caller can see
     ├── ApprovalRefused      an approval cannot take that action (decided, another input, full)
     ├── BrowserLoginNeeded   only the person's browser login may do this, never an API token
+    ├── AccessDenied         (multi mode) the account may read this but not change it
     ├── AccountNotFound      (multi mode) no account has that username
     ├── SignInRefused        (multi mode) wrong username or password, or a disabled account
     ├── SignInLocked         (multi mode) too many failed sign-ins; ``retry_after_s`` says when
