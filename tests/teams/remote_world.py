@@ -112,14 +112,18 @@ class RemoteServer:
 
 @contextmanager
 def remote_server(
-    base: Path, *extra: str, notes: dict[str, str] | None = None
+    base: Path, *extra: str, notes: dict[str, str] | None = None, toml: str | None = None
 ) -> Iterator[RemoteServer]:
-    """``quire serve --multi`` on a free port over the workspace ``base/team``."""
+    """``quire serve --multi`` on a free port over the workspace ``base/team`` (with ``toml``
+    as its quire.toml when given)."""
     workspace = base / "team"
     for relative, text in (notes or NOTES).items():
         (workspace / relative).parent.mkdir(parents=True, exist_ok=True)
         (workspace / relative).write_text(text, encoding="utf-8")
     state = base / "server-state"
+    if toml is not None:
+        state.mkdir(mode=0o700, parents=True, exist_ok=True)
+        (state / "quire.toml").write_text(toml, encoding="utf-8")
     home = base / "server-home"
     home.mkdir(exist_ok=True)
     stderr = base / "serve.log"
