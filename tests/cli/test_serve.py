@@ -27,6 +27,7 @@ from quire.cli.main import cli
 from quire.cli.serve import PORT_FALLBACKS, base_url, bind_listener, open_in_browser
 from quire.core.errors import InvalidArgument
 from quire.core.server_info import ServerInfo, dumps, loads
+from quire.settings.model import Settings
 
 START_TIMEOUT_S = 60
 LOGIN_LINE = re.compile(r"^Quire is running at (http://127\.0\.0\.1:(\d+))/\?token=([0-9a-f]{64})$")
@@ -337,3 +338,31 @@ def test_the_serve_command_is_documented() -> None:
     assert "## `quire serve`" in text
     for option in ("--host", "--port", "--state-dir", "--db", "--no-browser"):
         assert option in text
+
+
+def test_forwarded_headers_are_believed_only_from_trusted_proxies(tmp_path: Path) -> None:
+    plain = Settings(workspaces=(tmp_path,), state_dir=tmp_path / "s")
+    assert serve_module.network_options(plain) == {"proxy_headers": False}
+    proxied = plain.model_copy(update={"trusted_proxies": ("10.0.0.7",)})
+    assert serve_module.network_options(proxied) == {
+        "proxy_headers": True,
+        "forwarded_allow_ips": ["10.0.0.7"],
+    }
+
+
+def test_a_certificate_and_key_that_do_not_load_stop_the_start_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    cert = tmp_path / "cert.pem"
+    key = tmp_path / "key.pem"
+    cert.write_text("not a certificate\n", encoding="utf-8")
+    key.write_text("not a key\n", encoding="utf-8")
+    state = tmp_path / "state"
+    result = CliRunner().invoke(
+        cli,
+        ["serve", str(tmp_path), "--no-browser", "--port", "0", "--state-dir", str(state),
+         "--tls-cert", str(cert), "--tls-key", str(key)],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "Cannot serve HTTPS with the certificate" in result.output
+    assert not (state / "server.json").exists()

@@ -66,8 +66,8 @@ def test_a_symlink_into_a_workspace_counts_as_the_file_it_names(world: dict[str,
 @pytest.mark.parametrize(
     ("raw", "fragment"),
     [
-        ("@mini/notes/Chats/team.md", "quire login"),
-        ("@", "quire login"),
+        ("@mini/notes/Chats/team.md", "names a remote server"),
+        ("@", "names a remote server"),
         ("", "empty"),
         ("   ", "empty"),
         ("a\0b.md", "NUL"),
@@ -120,5 +120,5 @@ def test_a_workspace_is_named_by_a_folder_in_it_or_found_from_the_cwd(
     )
     with pytest.raises(InvalidArgument, match="not inside a workspace"):
         workspace_path(None, cwd=world["out"], home=home, workspaces=both, argument="W")
-    with pytest.raises(InvalidArgument, match="quire login"):
+    with pytest.raises(InvalidArgument, match="names a remote server"):
         workspace_path("@mini/notes", cwd=world["out"], home=home, workspaces=both, argument="W")

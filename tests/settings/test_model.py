@@ -382,9 +382,84 @@ def test_multi_mode_comes_from_a_flag_the_environment_or_the_file(
     assert settings.multi
 
 
-def test_multi_mode_may_listen_beyond_this_machine(home: Path, cwd: Path) -> None:
-    settings = _load(home, cwd, flags={"host": "0.0.0.0", "mode": "multi"})
-    assert (settings.host, settings.multi) == ("0.0.0.0", True)
+def _pem_files(cwd: Path) -> tuple[str, str]:
+    (cwd / "cert.pem").write_text("-----BEGIN CERTIFICATE-----\n", encoding="utf-8")
+    (cwd / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\n", encoding="utf-8")
+    return str(cwd / "cert.pem"), str(cwd / "key.pem")
+
+
+def test_multi_mode_without_https_may_not_listen_beyond_this_machine(home: Path, cwd: Path) -> None:
+    with pytest.raises(InvalidArgument, match="without HTTPS") as caught:
+        _load(home, cwd, flags={"host": "0.0.0.0", "mode": "multi"})
+    assert "--tls-cert FILE --tls-key FILE" in str(caught.value)
+    assert "--trusted-proxy" in str(caught.value)
+
+
+def test_multi_mode_with_tls_may_listen_beyond_this_machine(home: Path, cwd: Path) -> None:
+    cert, key = _pem_files(cwd)
+    settings = _load(
+        home, cwd, flags={"host": "0.0.0.0", "mode": "multi", "tls_cert": cert, "tls_key": key}
+    )
+    assert (settings.host, settings.multi, settings.tls, settings.scheme) == (
+        "0.0.0.0", True, True, "https"
+    )  # fmt: skip
+
+
+def test_multi_mode_behind_a_trusted_proxy_may_listen_beyond_this_machine(
+    home: Path, cwd: Path
+) -> None:
+    toml = (
+        'mode = "multi"\n[server]\nhost = "0.0.0.0"\n'
+        'trusted_proxies = ["10.0.0.7", "192.168.0.0/16"]\n'
+        'public_url = "https://Notes.Example.com/"\n'
+    )
+    settings = _load(home, cwd, toml=toml)
+    assert settings.trusted_proxies == ("10.0.0.7", "192.168.0.0/16")
+    assert settings.public_url == "https://notes.example.com"
+    assert not settings.tls
+
+
+@pytest.mark.parametrize("extra", [{}, {"tls": True}, {"proxy": True}])
+def test_single_mode_never_listens_beyond_this_machine(
+    home: Path, cwd: Path, extra: dict[str, bool]
+) -> None:
+    cert, key = _pem_files(cwd)
+    flags: dict[str, object] = {"host": "0.0.0.0"}
+    if extra.get("tls"):
+        flags |= {"tls_cert": cert, "tls_key": key}
+    if extra.get("proxy"):
+        flags["trusted_proxies"] = ("127.0.0.1",)
+    with pytest.raises(InvalidArgument, match="single mode gives"):
+        _load(home, cwd, flags=flags)
+
+
+def test_tls_needs_both_the_certificate_and_the_key(home: Path, cwd: Path) -> None:
+    cert, _key = _pem_files(cwd)
+    with pytest.raises(InvalidArgument, match="sets tls_cert but nothing sets tls_key"):
+        _load(home, cwd, flags={"tls_cert": cert})
+
+
+def test_tls_files_must_be_readable(home: Path, cwd: Path) -> None:
+    with pytest.raises(InvalidArgument, match=r"QUIRE_TLS_CERT .*is not a readable file"):
+        _load(home, cwd, environ={"QUIRE_TLS_CERT": str(cwd / "missing.pem")})
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "says"),
+    [
+        ("QUIRE_TRUSTED_PROXIES", "10.0.0.1, example.com", "is not an IP address or network"),
+        ("QUIRE_TRUSTED_PROXIES", "*", "is not an IP address or network"),
+        ("QUIRE_PUBLIC_URL", "https://notes.example.com/quire", "scheme and a host only"),
+        ("QUIRE_PUBLIC_URL", "ftp://notes.example.com", "scheme and a host only"),
+        ("QUIRE_PUBLIC_URL", "https://user@notes.example.com", "scheme and a host only"),
+    ],
+)
+def test_bad_proxy_settings_are_refused_naming_their_source(
+    home: Path, cwd: Path, key: str, value: str, says: str
+) -> None:
+    with pytest.raises(InvalidArgument, match=says) as caught:
+        _load(home, cwd, environ={key: value})
+    assert key in str(caught.value)
 
 
 @pytest.mark.parametrize("raw", ['"team"', "true", '"Multi"', "1"])

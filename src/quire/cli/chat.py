@@ -32,6 +32,7 @@ from quire.cli.output import fail, reports_errors, to_jsonable
 from quire.client.chat_wait import WaitRequest, wait_for_messages
 from quire.client.chats import ChatApi
 from quire.client.connection import ServerLink
+from quire.client.servers import names_only_a_server
 from quire.core.errors import InvalidArgument, PathRefused, QuireError
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.paths import expand_path
@@ -61,12 +62,13 @@ SESSION = click.option(
 )
 
 
-def _run(work: Callable[[ServerLink, Invocation], Awaitable[T]]) -> T:
-    """Run ``work`` in an event loop with this process's invocation and a server link."""
+def _run(work: Callable[[ServerLink, Invocation], Awaitable[T]], address: str | None = None) -> T:
+    """Run ``work`` in an event loop with this process's invocation and a server link: the
+    server ``address`` names when it is an ``@alias/…`` address, else the local one."""
     invocation = current_invocation()
 
     async def main() -> T:
-        link = invocation.link()
+        link = invocation.link(address)
         try:
             return await work(link, invocation)
         finally:
@@ -91,7 +93,9 @@ def chat_command() -> None:
     """Talk in a chat: a Markdown note whose messages people and agents append.
 
     CHAT is the chat note's path (absolute or relative to the working directory), inside a
-    workspace of the Quire server; a server starts in the background when none runs. Give each
+    workspace of the Quire server; a server starts in the background when none runs. Or
+    @alias/workspace/path.md: that note on a server signed in to with `quire login` (WORKSPACE
+    arguments take @alias/workspace the same way). Give each
     agent one name and use it with --as on every command. An agent reads once, then loops:
     wait, post a reply, wait again. wait exits 0 with new messages, 2 on --timeout (run it
     again), 3 when the chat is gone (run the leave command it prints, then stop), 1 on an
@@ -118,7 +122,7 @@ def new_command(chat: str, title: str | None, as_json: bool) -> None:
             text = f"{created.path} is already a chat."
         _echo(as_json, created, text)
 
-    _run(work)
+    _run(work, chat)
 
 
 @chat_command.command("read")
@@ -141,7 +145,7 @@ def read_command(
         view = await api.read(path, reader, after, session=invocation.session(session))
         _echo(as_json, view, view_text(view))
 
-    _run(work)
+    _run(work, chat)
 
 
 @chat_command.command("post")
@@ -174,7 +178,7 @@ def post_command(
         result = await api.post(path, reader, body, session=invocation.session(session))
         _echo(as_json, result, post_text(result, path, reader))
 
-    _run(work)
+    _run(work, chat)
 
 
 def _read_file_option(file: str) -> bytes:
@@ -291,7 +295,7 @@ def wait_command(
                 _echo(as_json, value, gone_text(path, leave))
                 return EXIT_GONE
 
-    sys.exit(_run(work))
+    sys.exit(_run(work, chat))
 
 
 @chat_command.command("list")
@@ -300,11 +304,11 @@ def wait_command(
 @AS_JSON
 @reports_errors
 def list_command(workspace: str | None, name: str | None, as_json: bool) -> None:
-    """List the chats of WORKSPACE (every workspace when left out), most recently active
-    first, with NAME's unread counts."""
+    """List the chats of WORKSPACE (every workspace when left out, or given as @alias alone),
+    most recently active first, with NAME's unread counts."""
 
     async def work(link: ServerLink, invocation: Invocation) -> None:
-        if workspace is None:
+        if workspace is None or names_only_a_server(workspace):
             api = ChatApi(await link.api())
             chats = await api.list_chats(None, invocation.reader(name))
         else:
@@ -312,7 +316,7 @@ def list_command(workspace: str | None, name: str | None, as_json: bool) -> None
             chats = await api.list_chats(folder, invocation.reader(name))
         _echo(as_json, {"chats": chats}, chats_text(chats))
 
-    _run(work)
+    _run(work, workspace)
 
 
 @chat_command.command("leave")
@@ -331,7 +335,7 @@ def leave_command(chat: str, name: str | None, session: str | None, as_json: boo
         await api.leave(path, reader, session=invocation.session(session))
         _echo(as_json, {"left": True, "path": path}, f"{reader} left {path}.")
 
-    _run(work)
+    _run(work, chat)
 
 
 @chat_command.command("avatar")
@@ -366,7 +370,7 @@ def avatar_command(
         picked = f" (the built-in {result.picked})" if result.picked else ""
         _echo(as_json, result, f"{reader} now has the avatar {result.name}{picked}.")
 
-    _run(work)
+    _run(work, workspace)
 
 
 @chat_command.command("gifs")
@@ -382,7 +386,7 @@ def gifs_command(workspace: str | None, as_json: bool) -> None:
         gifs = await api.gifs(folder)
         _echo(as_json, gifs, gifs_text(gifs))
 
-    _run(work)
+    _run(work, workspace)
 
 
 chat_command.add_command(keepalive_command)

@@ -21,6 +21,9 @@ from quire.client.autostart import SubprocessStarter
 from quire.client.chat_address import chat_path, workspace_path
 from quire.client.chats import ChatApi
 from quire.client.connection import ServerLink
+from quire.client.remote import address_path, alias_link, workspace_folder
+from quire.client.servers import parse_address
+from quire.core.errors import InvalidArgument
 from quire.core.state import state_folder
 
 AS_ENV = ("QUIRE_AS", "QUIRE_USER")
@@ -89,9 +92,13 @@ class Invocation:
         except (OSError, KeyError):
             return "owner"
 
-    def link(self) -> ServerLink:
-        """The link to the local server, starting one in the working directory when none runs."""
+    def link(self, address: str | None = None) -> ServerLink:
+        """The link to the server signed in to as ``@alias`` when ``address`` is an
+        ``@alias/…`` address, else to the local server, starting one in the working directory
+        when none runs."""
         state = state_folder(self.environ, self.home)
+        if address is not None and address.startswith("@"):
+            return alias_link(state, address, "CHAT")[0]
         starter = SubprocessStarter(state=state, cwd=self.cwd, environ=self.environ)
         return ServerLink(state=state, starter=starter)
 
@@ -134,8 +141,17 @@ def current_invocation() -> Invocation:
 
 
 async def resolve_chat(link: ServerLink, invocation: Invocation, raw: str) -> tuple[ChatApi, str]:
-    """The chat API of the server (started when none runs) and the chat's absolute path."""
+    """The chat API of the server (started when none runs) and the chat's absolute path; an
+    ``@alias/workspace/path.md`` address is the path on that server (``link`` is its own)."""
     api = await link.api()
+    if raw.startswith("@"):
+        address = parse_address(raw, "CHAT")
+        if address.path is None:
+            raise InvalidArgument(
+                f"CHAT {raw[:200]!r} names no note: write @{address.alias}/WORKSPACE/path.md.",
+                argument="CHAT",
+            )
+        return ChatApi(api), await address_path(api, address, "CHAT")
     workspaces = [Path(folder) for folder in await api.workspaces()]
     path = chat_path(raw, cwd=invocation.cwd, home=invocation.home, workspaces=workspaces)
     return ChatApi(api), str(path)
@@ -144,8 +160,12 @@ async def resolve_chat(link: ServerLink, invocation: Invocation, raw: str) -> tu
 async def resolve_workspace(
     link: ServerLink, invocation: Invocation, raw: str | None
 ) -> tuple[ChatApi, str]:
-    """The chat API and the absolute path of the workspace ``raw`` (or the cwd) names."""
+    """The chat API and the absolute path of the workspace ``raw`` (or the cwd) names; for an
+    ``@alias/workspace`` address, that server's workspace of that name."""
     api = await link.api()
+    if raw is not None and raw.startswith("@"):
+        folder = await workspace_folder(api, parse_address(raw, "WORKSPACE"), "WORKSPACE")
+        return ChatApi(api), folder
     workspaces = [Path(folder) for folder in await api.workspaces()]
     path = workspace_path(
         raw, cwd=invocation.cwd, home=invocation.home, workspaces=workspaces, argument="WORKSPACE"

@@ -36,6 +36,8 @@ COMMANDS = {
     "doctor": "quire.cli.doctor:doctor_command",
     "export": "quire.cli.export:export_command",
     "history": "quire.cli.history:history_command",
+    "login": "quire.cli.login:login_command",
+    "logout": "quire.cli.login:logout_command",
     "hook": "quire.cli.hook:hook_group",
     "mcp": "quire.cli.mcp:mcp_command",
     "meta": "quire.cli.documents:meta_command",
@@ -53,6 +55,7 @@ COMMANDS = {
     "text": "quire.cli.documents:text_command",
     "trash": "quire.cli.files:trash_command",
     "user": "quire.cli.users:user_group",
+    "whoami": "quire.cli.login:whoami_command",
 }
 """Each command's name and where it lives, as ``module:attribute``."""
 

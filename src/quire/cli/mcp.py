@@ -21,6 +21,8 @@ from quire import __version__
 from quire.cli.export import StandaloneExport
 from quire.client.autostart import SubprocessStarter
 from quire.client.connection import ServerLink
+from quire.client.remote import server_link as remote_link
+from quire.client.servers import check_alias, saved_server
 from quire.core.errors import QuireError
 from quire.core.paths import expand_path
 from quire.core.server_info import ServerInfo
@@ -52,13 +54,11 @@ def _clock_ms() -> int:
 
 def fixed_server(url: str, environ: Mapping[str, str], state: Path) -> ServerInfo:
     """The server ``--server URL`` names, with the token of ``$QUIRE_TOKEN`` or server.json."""
-    if url.startswith("@"):
-        raise click.UsageError(
-            f"--server {url}: server aliases come with `quire login`, which this version of "
-            "Quire does not have yet. Pass the server's URL and set QUIRE_TOKEN to its token."
-        )
     if not url.startswith(("http://", "https://")):
-        raise click.UsageError(f"--server {url}: pass an http:// or https:// URL.")
+        raise click.UsageError(
+            f"--server {url}: pass an http:// or https:// URL, or @alias for a server signed "
+            "in to with `quire login`."
+        )
     token = environ.get(TOKEN_ENV, "").strip()
     if not token:
         try:
@@ -69,9 +69,25 @@ def fixed_server(url: str, environ: Mapping[str, str], state: Path) -> ServerInf
             token = found.info.token
     if not token:
         raise click.UsageError(
-            f"--server {url}: no token. Set {TOKEN_ENV} to the token that server printed."
+            f"--server {url}: no token. Set {TOKEN_ENV} to the token that server printed, or "
+            "sign in with `quire login @alias URL` and pass --server @alias."
         )
     return ServerInfo(url=url.rstrip("/"), token=token, pid=0)
+
+
+def server_link(
+    server: str | None, environ: Mapping[str, str], state: Path, cwd: Path
+) -> ServerLink:
+    """The link ``--server`` asks for: a signed-in ``@alias`` (remote: nothing is started and
+    no disk is read in its stead), a fixed URL, or the local server (started when needed)."""
+    if server is not None and server.startswith("@"):
+        try:
+            return remote_link(state, saved_server(state, check_alias(server, "--server")))
+        except QuireError as error:
+            raise click.UsageError(f"--server {server}: {error}") from None
+    fixed = fixed_server(server, environ, state) if server else None
+    starter = None if fixed else SubprocessStarter(state=state, cwd=cwd, environ=environ)
+    return ServerLink(state=state, starter=starter, fixed=fixed)
 
 
 def local_services(
@@ -86,9 +102,7 @@ def local_services(
 ) -> Services:
     """The services of a stdio ``quire mcp`` run from ``cwd``."""
     state = state_folder(environ, home)
-    fixed = fixed_server(server, environ, state) if server else None
-    starter = None if fixed else SubprocessStarter(state=state, cwd=cwd, environ=environ)
-    link = ServerLink(state=state, starter=starter, fixed=fixed)
+    link = server_link(server, environ, state, cwd)
     folders: list[Path] = []
     for item in allow:
         try:
@@ -155,7 +169,8 @@ async def run_stdio(services: Services) -> None:
     "--server",
     "server",
     metavar="URL|@alias",
-    help="Use this Quire server (token in $QUIRE_TOKEN) instead of the local one.",
+    help="Use this Quire server instead of the local one: @alias (signed in with `quire "
+    "login`; the account's grants apply) or a URL (token in $QUIRE_TOKEN).",
 )
 @click.pass_context
 def mcp_command(
@@ -173,6 +188,11 @@ def mcp_command(
     may touch only allowed folders: the server's workspaces (the working directory when no
     server runs), each --allow DIR, and the client's roots unless --no-roots. Logs go to
     stderr; stdout carries only protocol messages. Unknown arguments are ignored.
+
+    With --server @alias the tools act for the account `quire login @alias` saved: every path
+    goes to that server, which applies the account's grants; nothing is started, and the tools
+    that only read this machine's disk (diff_documents, edit_canvas, the conversation memory)
+    are not offered.
     """
     for extra in ctx.args:
         click.echo(f"quire mcp: ignoring unknown argument {_printable(extra)!r}", err=True)

@@ -16,11 +16,13 @@ import re
 import secrets
 import signal
 import socket
+import ssl
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from types import FrameType
+from typing import Any
 
 import click
 import uvicorn
@@ -89,6 +91,25 @@ def wall_clock_ms() -> int:
     help="Run a team server: people sign in with accounts (`quire user add`) and see only "
     "what they were granted.",
 )
+@click.option(
+    "--tls-cert",
+    metavar="FILE",
+    help="Serve HTTPS with this PEM certificate (and --tls-key); the URL becomes https://.",
+)
+@click.option("--tls-key", metavar="FILE", help="The PEM private key of --tls-cert.")
+@click.option(
+    "--trusted-proxy",
+    "trusted_proxies",
+    metavar="ADDRESS",
+    multiple=True,
+    help="A reverse proxy (IP address or network) whose X-Forwarded-For and "
+    "X-Forwarded-Proto headers are believed; repeatable. Without one they are ignored.",
+)
+@click.option(
+    "--public-url",
+    metavar="URL",
+    help="The address people reach the server at behind a proxy (https://notes.example.com).",
+)
 @click.option("--no-browser", is_flag=True, help="Do not open the login URL in a browser.")
 @reports_errors
 def serve_command(
@@ -99,6 +120,10 @@ def serve_command(
     state_dir: str | None,
     db_url: str | None,
     multi: bool,
+    tls_cert: str | None,
+    tls_key: str | None,
+    trusted_proxies: tuple[str, ...],
+    public_url: str | None,
     no_browser: bool,
 ) -> None:
     """Run the Quire server for the workspaces DIR... (default: the current folder).
@@ -108,6 +133,10 @@ def serve_command(
     environment (QUIRE_HOST, QUIRE_PORT, QUIRE_DB, QUIRE_HOME) and from quire.toml in the
     state folder; flags win over the environment, which wins over the file. Stop it with
     Ctrl+C (or SIGTERM): it removes server.json and exits cleanly.
+
+    Listening on anything but this machine (--host 0.0.0.0) needs --multi and HTTPS: either
+    --tls-cert/--tls-key here, or a reverse proxy that terminates it named with
+    --trusted-proxy (see docs/teams.md).
     """
     flags: dict[str, object | None] = {
         "workspaces": dirs or None,
@@ -117,6 +146,10 @@ def serve_command(
         "state_dir": state_dir,
         "db_url": db_url,
         "mode": "multi" if multi else None,
+        "tls_cert": tls_cert,
+        "tls_key": tls_key,
+        "trusted_proxies": trusted_proxies or None,
+        "public_url": public_url,
         "open_browser": False if no_browser else None,
     }
     machine = machine_facts()
@@ -133,14 +166,19 @@ def serve(settings: Settings, *, machine: MachineFacts, echo: Callable[[str], No
     ``machine`` is this process's environment, home folder and command line, read once: the
     agents page and ``/mcp`` use it, and the browser is looked for in its environment.
     """
+    check_tls(settings)
     with claim_state_folder(settings.state_dir) as claim:
         listener = bind_listener(settings.host, settings.port, fallback=settings.port_is_default)
         port = listener.getsockname()[1]
         if settings.port_is_default and port != settings.port:
             logger.warning("Port %d is busy; using port %d instead.", settings.port, port)
         settings = settings.model_copy(update={"port": port})
-        info = ServerInfo(url=base_url(settings.host, port), token=secrets.token_hex(32),
-                          pid=os.getpid())  # fmt: skip
+        info = ServerInfo(
+            url=base_url(settings.host, port, scheme=settings.scheme),
+            token=secrets.token_hex(32),
+            pid=os.getpid(),
+            ca_cert=str(settings.tls_cert) if settings.tls else None,
+        )
         try:
             asyncio.run(_run(settings, listener, info, claim, machine=machine, echo=echo))
         except KeyboardInterrupt:
@@ -165,7 +203,7 @@ async def _run(
             server_app(services),
             lifespan="on",
             log_config=None,
-            proxy_headers=False,
+            **network_options(settings),
             server_header=False,
             ws_max_size=MAX_DOCUMENT_BYTES + 64 * 1024,
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
@@ -173,7 +211,8 @@ async def _run(
 
         def ready() -> None:
             claim.publish(info)
-            login_url = f"{info.url}/login" if settings.multi else f"{info.url}/?token={info.token}"
+            shown = settings.public_url or info.url
+            login_url = f"{shown}/login" if settings.multi else f"{shown}/?token={info.token}"
             echo(f"Quire is running at {login_url}")
             logger.info(
                 "Serving %s at %s (pid %d); state in %s.",
@@ -186,6 +225,35 @@ async def _run(
                 open_in_browser(login_url, machine.environ)
 
         await _Server(config, ready).serve(sockets=[listener])
+
+
+def check_tls(settings: Settings) -> None:
+    """Load the certificate and key once before listening, so a wrong pair stops the start
+    with its reason (InvalidArgument) rather than failing inside uvicorn."""
+    if not settings.tls:
+        return
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(str(settings.tls_cert), str(settings.tls_key))
+    except (OSError, ssl.SSLError) as err:
+        raise InvalidArgument(
+            f"Cannot serve HTTPS with the certificate {settings.tls_cert} and the key "
+            f"{settings.tls_key}: {getattr(err, 'reason', None) or err}. Pass a PEM "
+            "certificate (with its chain) and the PEM private key that belongs to it.",
+            argument="--tls-cert",
+        ) from None
+
+
+def network_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's TLS and proxy options for ``settings``: the certificate and key when set, and
+    the forwarded headers believed only from the trusted proxies (never from anyone else)."""
+    options: dict[str, Any] = {"proxy_headers": bool(settings.trusted_proxies)}
+    if settings.trusted_proxies:
+        options["forwarded_allow_ips"] = list(settings.trusted_proxies)
+    if settings.tls:
+        options["ssl_certfile"] = str(settings.tls_cert)
+        options["ssl_keyfile"] = str(settings.tls_key)
+    return options
 
 
 def server_app(services: AppServices) -> Starlette:
@@ -211,6 +279,7 @@ def server_app(services: AppServices) -> Starlette:
             clock=services.clock,
             chat_enabled=settings.chat_enabled,
             exporter=services.export,
+            accounts=settings.multi,
         )
 
     mcp = DeferredApp(build, name="The /mcp endpoint")
@@ -317,14 +386,14 @@ def _cannot_listen(host: str, port: int, err: OSError) -> InvalidArgument:
     )
 
 
-def base_url(host: str, port: int) -> str:
+def base_url(host: str, port: int, *, scheme: str = "http") -> str:
     """The URL clients use to reach a server listening on ``host``:``port``."""
     if host in ("0.0.0.0", ""):
         host = "127.0.0.1"
     elif host == "::":
         host = "::1"
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}"
+    return f"{scheme}://{shown}:{port}"
 
 
 def open_in_browser(url: str, environ: Mapping[str, str]) -> bool:

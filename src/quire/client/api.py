@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import ssl
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from quire.api.documents import (
 )
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
 from quire.api.search import Backlinks, Reindexed, SearchPage, Titles
+from quire.api.account import AccountView
 from quire.api.server import Health
 from quire.api.windows import (
     FilePage,
@@ -105,13 +107,21 @@ class QuireApi:
         transport: httpx.AsyncBaseTransport | None = None,
         reload: Reload | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        refused: str | None = None,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
-        http = httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False)
+        if verify is True and info.ca_cert is not None:
+            verify = pinned_context(info.ca_cert)
+        http = httpx.AsyncClient(
+            transport=transport, timeout=timeout, trust_env=False, verify=verify
+        )
         self._server = _Server(info, http, direct=transport is None)
         self._server_file = server_file
+        self._refused = refused
         self._reload = reload
         self._timeout = timeout
         self._agent: str | None = None
+        self._token: str | None = None
 
     @property
     def info(self) -> ServerInfo:
@@ -128,6 +138,23 @@ class QuireApi:
         view = copy.copy(self)
         view._agent = None if name is None else (agent_header_value(name) or None)
         return view
+
+    def as_caller(self, token: str | None, refused: str | None = None) -> QuireApi:
+        """This API (same server and connections) sending ``token`` instead of its own, with
+        ``refused`` as the message of a 401 (None: keep both)."""
+        if token is None:
+            return self
+        view = copy.copy(self)
+        view._token = token
+        view._reload = None
+        if refused is not None:
+            view._refused = refused
+        return view
+
+    async def account(self) -> AccountView:
+        """Which account this client's token signs in as (``GET /api/account``)."""
+        data = await self.call_bytes("GET", "/api/account")
+        return parse_answer(AccountView, data, self._info.url)
 
     async def aclose(self) -> None:
         """Close the connections this client (and every view of it) holds."""
@@ -313,6 +340,13 @@ class QuireApi:
             return list(dict.fromkeys(item.workspace for item in page.files if item.workspace))
         return [item.path for item in parse_answer(WorkspaceList, data, self._info.url).workspaces]
 
+    async def named_workspaces(self) -> list[tuple[str, str]]:
+        """The folders the server serves, as (name, path): the name is what grants and
+        ``@alias/workspace/…`` addresses call it."""
+        data = await self.call_bytes("GET", "/api/workspaces")
+        listed = parse_answer(WorkspaceList, data, self._info.url).workspaces
+        return [(item.name, item.path) for item in listed]
+
     async def search(
         self,
         query: str,
@@ -447,7 +481,9 @@ class QuireApi:
                 self._server.info = fresh
                 status, payload = await self._send(method, path, body, params, read_seconds)
         if status == httpx.codes.UNAUTHORIZED:
-            raise TokenRefused(token_refused_message(self._info.url, self._server_file))
+            raise TokenRefused(
+                self._refused or token_refused_message(self._info.url, self._server_file)
+            )
         if status >= httpx.codes.BAD_REQUEST:
             raise error_from_answer(status, payload, self._info.url)
         return payload
@@ -463,7 +499,8 @@ class QuireApi:
         content = None if body is None else _json_body(body)
         if content is not None and len(content) > MAX_DOCUMENT_BYTES:
             raise too_large_to_send(len(content))
-        headers = [("Authorization", f"Bearer {self._info.token}"), ("Accept", "application/json")]
+        token = self._token or self._info.token
+        headers = [("Authorization", f"Bearer {token}"), ("Accept", "application/json")]
         if content is not None:
             headers.append(("Content-Type", "application/json"))
         if self._agent is not None:
@@ -502,9 +539,23 @@ class QuireApi:
         return self._info.url.rstrip("/") + path
 
 
+def pinned_context(cert_file: str) -> ssl.SSLContext | bool:
+    """HTTPS that trusts only the certificate in ``cert_file`` (the one a local server said
+    it presents), whatever host name it was made for: the file came from server.json, which
+    only this account can read. True (the system's CAs) when the file cannot be read."""
+    try:
+        context = ssl.create_default_context(cafile=cert_file)
+    except (OSError, ssl.SSLError):
+        return True
+    context.check_hostname = False
+    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+    return context
+
+
 async def probe_health(info: ServerInfo) -> bool:
     """Whether the server ``info`` names answers ``GET /health`` (a fresh connection)."""
-    async with httpx.AsyncClient(timeout=2.0, trust_env=False) as http:
+    verify = True if info.ca_cert is None else pinned_context(info.ca_cert)
+    async with httpx.AsyncClient(timeout=2.0, trust_env=False, verify=verify) as http:
         try:
             response = await http.get(info.url.rstrip("/") + "/health")
         except httpx.HTTPError:

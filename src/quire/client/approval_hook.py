@@ -20,6 +20,8 @@ import anyio
 from quire.api.approvals import ApprovalOutcome, DecisionRecord
 from quire.client.approvals import ApprovalsApi
 from quire.client.connection import ServerLink
+from quire.client.remote import server_link
+from quire.client.servers import check_alias, saved_server
 from quire.core.approvals.binding import input_hash
 from quire.core.approvals.decisions import Allow, Decision, Deny, decision_json
 from quire.core.approvals.hook_input import (
@@ -96,11 +98,11 @@ async def request_decision(
     """The PermissionRequest hook: the decision JSON to print, or None (print nothing)."""
     ask = permission_ask(read_hook_json(raw), harness)
     policy = read_policy(machine.state)
-    if policy is None or policy.server != "local":
+    if policy is None:
         return None
     if route(policy, ask) != "send":
         return None
-    link = ServerLink(state=machine.state)
+    link = policy_link(policy, machine)
     try:
         return await _ask_and_wait(link, ask, policy, machine, timeout_s, clock, sleep)
     finally:
@@ -176,12 +178,15 @@ async def report_done(raw: bytes, harness: Harness, machine: Machine) -> None:
     """The PostToolUse / Stop hook: close the session's cards answered in the terminal."""
     data = read_hook_json(raw)
     session_id = data.get("session_id")
-    if not isinstance(session_id, str) or read_policy(machine.state) is None:
+    policy = read_policy(machine.state)
+    if not isinstance(session_id, str) or policy is None:
         return
     tool_name, tool_input = data.get("tool_name"), data.get("tool_input")
     if not isinstance(tool_name, str) or not isinstance(tool_input, dict):
         tool_name, tool_input = None, None
-    await _quick(machine, lambda api: api.done(session_id, tool_name, tool_input))
+    await _quick(
+        policy_link(policy, machine), lambda api: api.done(session_id, tool_name, tool_input)
+    )
 
 
 async def report_notice(raw: bytes, harness: Harness, machine: Machine) -> None:
@@ -189,7 +194,7 @@ async def report_notice(raw: bytes, harness: Harness, machine: Machine) -> None:
     data = read_hook_json(raw)
     session_id = data.get("session_id")
     policy = read_policy(machine.state)
-    if not isinstance(session_id, str) or policy is None or policy.server != "local":
+    if not isinstance(session_id, str) or policy is None:
         return
     kind = {"permission_prompt": "terminal", "idle_prompt": "idle"}.get(
         str(data.get("notification_type")), "other"
@@ -198,15 +203,24 @@ async def report_notice(raw: bytes, harness: Harness, machine: Machine) -> None:
     text = message if isinstance(message, str) and kind == "other" else ""
     label = machine_label(policy, machine.hostname)
     await _quick(
-        machine,
+        policy_link(policy, machine),
         lambda api: api.notify(
             session_id, harness=harness, machine_label=label, kind=kind, message=text
         ),
     )
 
 
-async def _quick(machine: Machine, call: Callable[[ApprovalsApi], Awaitable[Any]]) -> None:
-    link = ServerLink(state=machine.state)
+def policy_link(policy: Policy, machine: Machine) -> ServerLink:
+    """The server the policy's SERVER names: ``local`` (this machine's server.json; never
+    started), or ``@alias``, a server signed in to with ``quire login`` (its account's token:
+    the person answers in that server's window). InvalidArgument when the alias is not saved.
+    """
+    if policy.server == "local":
+        return ServerLink(state=machine.state)
+    return server_link(machine.state, saved_server(machine.state, check_alias(policy.server)))
+
+
+async def _quick(link: ServerLink, call: Callable[[ApprovalsApi], Awaitable[Any]]) -> None:
     try:
         with anyio.move_on_after(QUICK_S):
             api = await link.running()

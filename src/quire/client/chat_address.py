@@ -1,9 +1,9 @@
 """How a chat is named on the command line: a path on this machine inside a server workspace.
 
 Turns ``CHAT`` arguments (absolute, relative to the working directory or, failing that, to a
-workspace) into the absolute path the API takes, and refuses ``@alias/…`` addresses until
-remote servers can be signed in to. It never talks to the server: the caller passes its
-workspaces.
+workspace) into the absolute path the API takes; ``@alias/…`` addresses are
+``client.remote``'s, and the commands that do not take them refuse them here. It never talks
+to the server: the caller passes its workspaces.
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from quire.core.paths import expand_path
 
 
 def refuse_remote(raw: str, argument: str) -> None:
-    """Refuse an ``@alias/workspace/path.md`` address: remote servers need ``quire login``."""
+    """Refuse an ``@alias/workspace/path.md`` address where a command takes local paths."""
     if raw.startswith("@"):
         raise InvalidArgument(
-            f"{argument} {raw[:80]!r} names a remote server (@alias/workspace/path.md). "
-            "Remote servers need `quire login`, which this version of Quire does not have yet. "
-            "Pass the path of the chat on this machine instead (absolute, or relative to the "
-            "working directory).",
+            f"{argument} {raw[:80]!r} names a remote server (@alias/workspace/path.md), which "
+            "only `quire chat …` and `quire mcp --server @alias` reach. Pass a path on this "
+            "machine instead (absolute, or relative to the working directory).",
             argument=argument,
         )
 

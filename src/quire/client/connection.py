@@ -8,6 +8,7 @@ act for a named agent: its requests then say so, and the server attributes them 
 from __future__ import annotations
 
 import copy
+import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,7 @@ class ServerLink:
     """
 
     _agent: str | None = None
+    _caller: tuple[str, str | None] | None = None
 
     def __init__(
         self,
@@ -50,6 +52,9 @@ class ServerLink:
         starter: Starter | None = None,
         fixed: ServerInfo | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        refused: str | None = None,
+        verify: ssl.SSLContext | bool = True,
+        remote: bool = False,
     ) -> None:
         self._state = state
         self._starter = starter or NoStarter(
@@ -59,6 +64,9 @@ class ServerLink:
         )
         self._fixed = fixed
         self._transport = transport
+        self._refused = refused
+        self._verify = verify
+        self._remote = remote
         self._shared = _Shared()
 
     def for_agent(self, agent: str | None) -> ServerLink:
@@ -67,6 +75,25 @@ class ServerLink:
         view = copy.copy(self)
         view._agent = agent
         return view
+
+    def for_caller(self, token: str | None, refused: str | None = None) -> ServerLink:
+        """This link with every request sending ``token`` (the caller's own credential, so the
+        server applies the caller's grants) and ``refused`` as the message of a 401; None:
+        the link's own token."""
+        view = copy.copy(self)
+        view._caller = None if token is None else (token, refused)
+        return view
+
+    @property
+    def fixed(self) -> ServerInfo | None:
+        """The fixed server (and its own token), when the link has one."""
+        return self._fixed
+
+    @property
+    def remote(self) -> bool:
+        """Whether the server is another machine's, or acts for an account (``--server
+        @alias``): its workspaces are not this process's to read from disk."""
+        return self._remote
 
     @property
     def agent(self) -> str | None:
@@ -142,9 +169,16 @@ class ServerLink:
         api = self._shared.apis.get(info)
         if api is None:
             api = QuireApi(
-                info, server_file=self.server_file, transport=self._transport, reload=self._reload
+                info,
+                server_file=self.server_file,
+                transport=self._transport,
+                reload=None if self._remote else self._reload,
+                refused=self._refused,
+                verify=self._verify,
             )
             self._shared.apis[info] = api
+        if self._caller is not None:
+            api = api.as_caller(*self._caller)
         return api if self._agent is None else api.as_agent(self._agent)
 
     async def _reload(self) -> ServerInfo | None:

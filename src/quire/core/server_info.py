@@ -24,11 +24,18 @@ class ServerInfo:
     url: str
     token: str
     pid: int
+    ca_cert: str | None = None
+    """The certificate an ``https://`` server presents (its PEM file), which local clients
+    trust for it alone (pinned, whatever host name it was made for); None for plain HTTP."""
 
 
 def dumps(info: ServerInfo) -> str:
-    """The server file's text for ``info``: one JSON object with url, token and pid."""
-    return json.dumps({"url": info.url, "token": info.token, "pid": info.pid}, indent=2) + "\n"
+    """The server file's text for ``info``: one JSON object with url, token and pid (and
+    ca_cert for an HTTPS server)."""
+    record: dict[str, object] = {"url": info.url, "token": info.token, "pid": info.pid}
+    if info.ca_cert is not None:
+        record["ca_cert"] = info.ca_cert
+    return json.dumps(record, indent=2) + "\n"
 
 
 def loads(text: str) -> ServerInfo:
@@ -48,4 +55,7 @@ def loads(text: str) -> ServerInfo:
         raise DocumentInvalid(f"The server file has no `token`. {_FIX}")
     if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
         raise DocumentInvalid(f"The server file has no process id (`pid`). {_FIX}")
-    return ServerInfo(url=url, token=token, pid=pid)
+    ca_cert = record.get("ca_cert")
+    if ca_cert is not None and not isinstance(ca_cert, str):
+        raise DocumentInvalid(f"The server file's `ca_cert` is not a file path. {_FIX}")
+    return ServerInfo(url=url, token=token, pid=pid, ca_cert=ca_cert)

@@ -72,16 +72,33 @@ CHAT_OFF = (
 )
 
 
-def tools(chat_enabled: bool = True) -> tuple[ToolSpec, ...]:
-    """The tools offered: every tool, without the chat tools while chat is off."""
-    if chat_enabled:
+DISK_TOOL_NAMES: frozenset[str] = frozenset(
+    {"diff_documents", "edit_canvas", "get_conversation_context", "save_conversation_message"}
+)
+"""The tools that only read and write files on the MCP process's disk (or its conversation
+memory), never through the server: not offered to a remote call, where the server alone
+checks an account's grants (``ToolEnv.remote``)."""
+
+NOT_REMOTE = (
+    "{name} works on files on this process's disk, which Quire does not offer for an "
+    "account's call (its grants are checked by the server's API only), so it is not offered "
+    "here. Open documents with open_file and read them with get_current_content."
+)
+
+
+def tools(chat_enabled: bool = True, remote: bool = False) -> tuple[ToolSpec, ...]:
+    """The tools offered: every tool, without the chat tools while chat is off, and without
+    the disk tools for a remote call."""
+    if chat_enabled and not remote:
         return TOOLS
-    return tuple(tool for tool in TOOLS if tool.name not in CHAT_TOOL_NAMES)
+    return tuple(tool for tool in TOOLS if offered(tool.name, chat_enabled, remote) is not None)
 
 
-def offered(name: str, chat_enabled: bool = True) -> ToolSpec | None:
+def offered(name: str, chat_enabled: bool = True, remote: bool = False) -> ToolSpec | None:
     """The tool ``name`` when it is offered, else None."""
     if not chat_enabled and name in CHAT_TOOL_NAMES:
+        return None
+    if remote and name in DISK_TOOL_NAMES:
         return None
     return BY_NAME.get(name)
 
@@ -122,9 +139,9 @@ def advertised(tool: ToolSpec) -> types.Tool:
     )
 
 
-def listed_tools(chat_enabled: bool = True) -> list[types.Tool]:
+def listed_tools(chat_enabled: bool = True, remote: bool = False) -> list[types.Tool]:
     """Every offered tool in ``tools/list`` order."""
-    return [advertised(tool) for tool in tools(chat_enabled)]
+    return [advertised(tool) for tool in tools(chat_enabled, remote)]
 
 
 def schema_export() -> list[dict[str, Any]]:

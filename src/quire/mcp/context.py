@@ -18,7 +18,7 @@ from mcp.server.session import ServerSession
 
 from quire.client.connection import ServerLink
 from quire.core.agents import clean_agent_name
-from quire.core.errors import QuireError
+from quire.core.errors import PathRefused, QuireError
 from quire.core.paths import expand_path
 from quire.fs.documents import find_file, read_document
 from quire.fs.folders import AllowedFolders
@@ -27,6 +27,21 @@ from quire.mcp.roots import AskRoots, FolderGate, RootsNeeded
 if TYPE_CHECKING:
     from quire.mcp.export_files import Exporter
 from quire.memory.sessions import SessionStore
+
+NOT_FROM_DISK = (
+    "This reads files directly from disk, which Quire does not do for an account's call: the "
+    "account's grants are checked by the server's API only. Open the document with open_file "
+    "and read it with get_current_content, or search with search_vault without `vault`."
+)
+"""The refusal of a disk read in a remote call (``ToolEnv.remote``)."""
+
+CALLER_REFUSED = (
+    "The Quire server refused your token (HTTP 401): it expired or was revoked, or your "
+    "account was disabled. Make a new API token (your account page, or `quire user token "
+    "USER` on the server), put it in your MCP client's Authorization header (or sign in "
+    "again with `quire login @alias URL`), then retry."
+)
+"""The one message of a refused caller token on ``/mcp``."""
 
 READ_DOCUMENTS = 32
 """How many documents' last read version are remembered per client (the newest)."""
@@ -73,6 +88,9 @@ class Services:
     """Whether the chat tools are offered (``[chat] enabled`` in quire.toml)."""
     exporter: Exporter | None = None
     """The export service ``export_markdown_to_pdf`` runs in process; None: ask the server."""
+    callers: bool = False
+    """Whether each call acts with the bearer token of the HTTP request that carried it
+    (``/mcp``), so the server applies that caller's grants, not the link's own token's."""
     read_versions: dict[str, dict[str, str]] = field(default_factory=dict)
     """The version of each document this process's clients last read, by client session, then
     document id (newest last, at most ``READ_DOCUMENTS`` per client): the ``base`` a rewrite
@@ -93,12 +111,24 @@ class ToolEnv:
     send the client a request of its own: roots are asked for with ``input_required``."""
     answered_roots: tuple[str, ...] | None = None
     """The root URIs the client sent with this call, answering that ``input_required``."""
+    caller: str | None = None
+    """The bearer token this call came with, when it is not the link's own (an account's
+    token on ``/mcp``): the call's requests send it instead."""
 
     @cached_property
     def link(self) -> ServerLink:
         """How to reach the server, acting for this call's client: the server attributes the
-        edits, openings and reviews of the call to the client's name."""
-        return self.services.link.for_agent(self.client_name)
+        edits, openings and reviews of the call to the client's name, and applies the grants
+        of the call's own credential."""
+        link = self.services.link.for_agent(self.client_name)
+        return link if self.caller is None else link.for_caller(self.caller, CALLER_REFUSED)
+
+    @property
+    def remote(self) -> bool:
+        """Whether the call acts for an account whose grants the server checks (an account's
+        token on ``/mcp``, or ``quire mcp --server @alias``): then nothing is read from disk
+        here, where no grant is checked; every path goes to the server."""
+        return self.caller is not None or self.services.link.remote
 
     @cached_property
     def client_name(self) -> str | None:
@@ -110,7 +140,9 @@ class ToolEnv:
         return clean_agent_name(self.session.client_params.client_info.name)
 
     async def folders(self) -> AllowedFolders:
-        """The folders this call may touch."""
+        """The folders this call may touch; refused for a remote call (see ``remote``)."""
+        if self.remote:
+            raise PathRefused(NOT_FROM_DISK)
         try:
             api = await self.link.running()
         except QuireError:
@@ -147,16 +179,22 @@ class ToolEnv:
         return expand_path(raw, cwd=self.services.cwd, home=self.services.home, argument=argument)
 
     async def allowed_path(self, raw: str, argument: str, verb: str) -> Path:
-        """``raw`` expanded, refused (PathRefused) unless it lies in an allowed folder."""
+        """``raw`` expanded, refused (PathRefused) unless it lies in an allowed folder. For a
+        remote call, only expanded: the server checks it against the account's grants."""
         path = self.expand(raw, argument)
+        if self.remote:
+            return path
         folders = await self.folders()
         await anyio.to_thread.run_sync(partial(folders.check, path, verb=verb))
         return path
 
     async def document_path(self, raw: str, argument: str, verb: str) -> Path:
         """The existing document ``raw`` names, reached beneath the allowed folders (by
-        descriptors: see ``quire.fs.documents``), with its links resolved."""
+        descriptors: see ``quire.fs.documents``), with its links resolved. For a remote
+        call, only expanded: the server resolves it and checks the account's grants."""
         path = self.expand(raw, argument)
+        if self.remote:
+            return path
         folders = await self.folders()
         found = await anyio.to_thread.run_sync(partial(find_file, folders, path, verb=verb))
         return found.path

@@ -8,6 +8,7 @@ lifespan. It never imports the web layer.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import httpx
 import mcp_types as types
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
@@ -42,33 +45,52 @@ class McpEndpoint:
 
 
 class _BearerOnly:
-    """Lets a request through only with ``Authorization: Bearer <token>`` (constant time)."""
+    """Lets a request through only with ``Authorization: Bearer <token>``: the server's own
+    token (compared in constant time), or with ``accounts`` any token, which the app's sign-in
+    in front of ``/mcp`` has already taken and which each tool call sends again, so the app's
+    auth decides every call. A browser's session cookie alone never drives the tools.
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    Each request is marked with a digest of its token (the SDK's ``scope["user"]``), so a
+    session can be used only with the credential that opened it."""
+
+    def __init__(self, app: ASGIApp, token: str, *, accounts: bool) -> None:
         self._app = app
         self._token = token.encode()
+        self._accounts = accounts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = Headers(scope=scope).get("authorization", "")
             scheme, _, value = given.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(
-                value.strip().encode(), self._token
-            ):
-                response = JSONResponse(
-                    {
-                        "error": {
-                            "type": "Unauthorized",
-                            "message": "The /mcp endpoint needs `Authorization: Bearer <token>` "
-                            "with the token in the server's server.json.",
-                        }
-                    },
-                    status_code=401,
-                    headers={"WWW-Authenticate": 'Bearer realm="quire"'},
-                )
-                await response(scope, receive, send)
+            token = value.strip().encode("utf-8", "surrogateescape")
+            own = hmac.compare_digest(token, self._token)
+            if scheme.lower() != "bearer" or not token or not (own or self._accounts):
+                await _refusal(self._accounts)(scope, receive, send)
                 return
+            digest = hashlib.sha256(token).hexdigest()
+            scope["user"] = AuthenticatedUser(
+                AccessToken(token="", client_id=f"quire-{digest}", scopes=[])
+            )
         await self._app(scope, receive, send)
+
+
+def _refusal(accounts: bool) -> JSONResponse:
+    where = (
+        "an API token of your account (`quire user token USER` on the server, or your account "
+        "page), or the token in the server's server.json"
+        if accounts
+        else "the token in the server's server.json"
+    )
+    return JSONResponse(
+        {
+            "error": {
+                "type": "Unauthorized",
+                "message": f"The /mcp endpoint needs `Authorization: Bearer <token>` with {where}.",
+            }
+        },
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer realm="quire"'},
+    )
 
 
 class _WellFormed:
@@ -120,6 +142,7 @@ def mcp_endpoint(
     clock: Callable[[], int],
     chat_enabled: bool = True,
     exporter: Exporter | None = None,
+    accounts: bool = False,
 ) -> McpEndpoint:
     """Build ``/mcp`` for a running server.
 
@@ -129,6 +152,11 @@ def mcp_endpoint(
     name folders on its own machine, so they are not asked for. The chat tools are offered
     only with ``chat_enabled``; ``exporter`` is the server's export service, which
     ``export_markdown_to_pdf`` runs in process.
+
+    Each tool call sends the bearer token of the HTTP request that carried it (see
+    ``server.caller_token``), so with ``accounts`` (multi mode) an account's call runs under
+    that account's grants, checked by the app's own sign-in and services; such a call reads
+    nothing from disk itself (``ToolEnv.remote``).
     """
 
     async def in_process(scope: Scope, receive: Receive, send: Send) -> None:
@@ -149,6 +177,7 @@ def mcp_endpoint(
         clock=clock,
         chat_enabled=chat_enabled,
         exporter=exporter,
+        callers=True,
     )
     manager = StreamableHTTPSessionManager(app=build_server(services))
 
@@ -163,4 +192,6 @@ def mcp_endpoint(
             finally:
                 await link.aclose()
 
-    return McpEndpoint(app=_BearerOnly(_WellFormed(serve), token), running=running)
+    return McpEndpoint(
+        app=_BearerOnly(_WellFormed(serve), token, accounts=accounts), running=running
+    )

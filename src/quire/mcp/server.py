@@ -21,7 +21,15 @@ from mcp_types.version import is_version_at_least
 from quire import __version__
 from quire.core.errors import EditRefused, QuireError
 from quire.mcp.arguments import check, closest, describe
-from quire.mcp.catalog import BY_NAME, CHAT_OFF, NO_SERVER_TOOLS, listed_tools, offered
+from quire.mcp.catalog import (
+    BY_NAME,
+    CHAT_OFF,
+    CHAT_TOOL_NAMES,
+    NO_SERVER_TOOLS,
+    NOT_REMOTE,
+    listed_tools,
+    offered,
+)
 from quire.mcp.context import Services, ToolEnv, ToolOutput, ToolSpec
 from quire.mcp.prompts import get_prompt, listed_prompts
 from quire.mcp.resources import TEMPLATE, list_resources, read_resource
@@ -85,11 +93,12 @@ def json_text(data: dict[str, Any]) -> str:
         return json.dumps(data, separators=(",", ":"))
 
 
-def unknown_tool(name: str, chat_enabled: bool = True) -> MCPError:
+def unknown_tool(name: str, chat_enabled: bool = True, remote: bool = False) -> MCPError:
     """The protocol error for a tool name that is not in the catalog (or not offered)."""
     if name in BY_NAME:
-        return MCPError(code=types.INVALID_PARAMS, message=CHAT_OFF.format(name=name))
-    guess = closest(name, [tool.name for tool in listed_tools(chat_enabled)])
+        reason = CHAT_OFF if name in CHAT_TOOL_NAMES and not chat_enabled else NOT_REMOTE
+        return MCPError(code=types.INVALID_PARAMS, message=reason.format(name=name))
+    guess = closest(name, [tool.name for tool in listed_tools(chat_enabled, remote)])
     hint = f" Did you mean {guess!r}?" if guess else ""
     return MCPError(
         code=types.INVALID_PARAMS,
@@ -154,7 +163,28 @@ def tool_env(
         given = responses.get(ROOTS_KEY)
         if isinstance(given, types.ListRootsResult):
             answered = tuple(str(root.uri) for root in given.roots)
-    return ToolEnv(services, ctx.session, client_key(ctx), stateless, answered)
+    caller = caller_token(services, ctx)
+    return ToolEnv(services, ctx.session, client_key(ctx), stateless, answered, caller)
+
+
+def caller_token(services: Services, ctx: ServerRequestContext[Any]) -> str | None:
+    """The bearer token of the HTTP request that carried this message, when the services act
+    for each caller (``/mcp``) and it is not the link's own; None otherwise.
+
+    Read from the request of each message, not the session: a session's calls run in a task
+    its first request started, and each call must carry its own request's credential. A
+    request without one gets a token no server takes (fail closed; ``/mcp`` refuses such a
+    request before it gets here)."""
+    if not services.callers:
+        return None
+    headers = getattr(getattr(ctx, "request", None), "headers", None)
+    given = "" if headers is None else str(headers.get("authorization", ""))
+    scheme, _, value = given.strip().partition(" ")
+    token = value.strip() if scheme.lower() == "bearer" else ""
+    own = services.link.fixed
+    if own is not None and token and token == own.token:
+        return None
+    return token or "-"
 
 
 async def or_roots_required(call: Awaitable[R]) -> R | types.InputRequiredResult:
@@ -172,17 +202,17 @@ def build_server(services: Services, *, name: str = "quire") -> Server[Any]:
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listed_tools(services.chat_enabled))
+        remote = tool_env(services, ctx).remote
+        return types.ListToolsResult(tools=listed_tools(services.chat_enabled, remote))
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        tool = offered(params.name, services.chat_enabled)
+        env = tool_env(services, ctx, params)
+        tool = offered(params.name, services.chat_enabled, env.remote)
         if tool is None:
-            raise unknown_tool(params.name, services.chat_enabled)
-        return await or_roots_required(
-            run_tool(tool, tool_env(services, ctx, params), params.arguments)
-        )
+            raise unknown_tool(params.name, services.chat_enabled, env.remote)
+        return await or_roots_required(run_tool(tool, env, params.arguments))
 
     async def on_list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -72,6 +73,26 @@ class Settings(BaseModel):
         description="`single`: one person, signed in with the token in server.json. `multi`: "
         "a team server where people sign in with their accounts and see only what they were "
         "granted (see docs/teams.md).",
+    )
+    tls_cert: Path | None = Field(
+        default=None,
+        description="The certificate `quire serve` presents when it terminates HTTPS itself "
+        "(with `tls_key`); the server's URL is then https://.",
+    )
+    tls_key: Path | None = Field(
+        default=None,
+        description="The private key of `tls_cert` (keep it readable only by the server's "
+        "account).",
+    )
+    trusted_proxies: tuple[str, ...] = Field(
+        default=(),
+        description="The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto headers "
+        "are believed (their addresses or networks). Without any, those headers are ignored.",
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="The address people and agents reach the server at, when it is not the "
+        "one it listens on (behind a reverse proxy): its Host and Origin are accepted.",
     )
     open_browser: bool = Field(
         default=True, description="Whether `quire serve` opens the login URL in a browser."
@@ -150,6 +171,16 @@ class Settings(BaseModel):
         return self.mode == "multi"
 
     @property
+    def tls(self) -> bool:
+        """Whether the server terminates HTTPS itself."""
+        return self.tls_cert is not None and self.tls_key is not None
+
+    @property
+    def scheme(self) -> str:
+        """``https`` with TLS, else ``http``: the scheme of the address the server listens on."""
+        return "https" if self.tls else "http"
+
+    @property
     def port_is_default(self) -> bool:
         """Whether nobody chose the port, so a busy default may fall back to the next ones."""
         return "port" not in self.model_fields_set
@@ -208,6 +239,7 @@ def load_settings(
         found = _pick(key, flags, environ, config, path)
         if found is not None:
             values[key] = check(found[0], found[1], state_dir)
+    _network_settings(values, flags, environ, config, path, cwd=cwd, home=home)
     if flags.get("open_browser") is not None:
         values["open_browser"] = _boolean(flags["open_browser"], _flag_source("open_browser"))
     chat = _chat_enabled(config, path)
@@ -233,6 +265,96 @@ def load_settings(
     return _exposed_safely(Settings.model_validate(values))
 
 
+def _network_settings(
+    values: dict[str, object],
+    flags: Mapping[str, object | None],
+    environ: Mapping[str, str],
+    config: Mapping[str, object],
+    path: Path,
+    *,
+    cwd: Path,
+    home: Path,
+) -> None:
+    """TLS, trusted proxies and the public URL, checked into ``values``."""
+    given: dict[str, _Source] = {}
+    for key in ("tls_cert", "tls_key"):
+        found = _pick(key, flags, environ, config, path)
+        if found is not None:
+            values[key] = _pem_file(*found, cwd=cwd, home=home)
+            given[key] = found[1]
+    if len(given) == 1:
+        key, source = next(iter(given.items()))
+        other = "tls_key" if key == "tls_cert" else "tls_cert"
+        raise InvalidArgument(
+            f"{source.where} sets {key} but nothing sets {other}: HTTPS needs both the "
+            "certificate and its key. Pass --tls-cert FILE and --tls-key FILE together (or "
+            "`server.tls_cert` and `server.tls_key` in quire.toml).",
+            argument=source.where,
+        )
+    found = _pick("trusted_proxies", flags, environ, config, path)
+    if found is not None:
+        values["trusted_proxies"] = _proxies(*found)
+    found = _pick("public_url", flags, environ, config, path)
+    if found is not None:
+        values["public_url"] = _public_url(*found)
+
+
+def _pem_file(raw: object, source: _Source, *, cwd: Path, home: Path) -> Path:
+    if not isinstance(raw, str | Path) or not str(raw).strip() or "\0" in str(raw):
+        raise _bad(source, raw, "is not a file path", "the path of a PEM file")
+    path = _expand(str(raw).strip(), cwd=cwd, home=home)
+    try:
+        readable = path.is_file() and os.access(path, os.R_OK)
+    except OSError:
+        readable = False
+    if not readable:
+        raise _bad(source, raw, "is not a readable file", "the path of a PEM file")
+    return path
+
+
+def _proxies(raw: object, source: _Source) -> tuple[str, ...]:
+    items = [part.strip() for part in raw.split(",")] if isinstance(raw, str) else raw
+    if isinstance(items, tuple):
+        items = list(items)
+    rule = 'IP addresses or networks such as ["127.0.0.1", "10.0.0.0/8"]'
+    if not isinstance(items, list) or not items:
+        raise _bad(source, raw, "is not a list of proxy addresses", rule)
+    found: list[str] = []
+    for item in items:
+        try:
+            network = ipaddress.ip_network(str(item).strip(), strict=False)
+        except ValueError:
+            raise _bad(source, item, "is not an IP address or network", rule) from None
+        text = str(network.network_address) if network.num_addresses == 1 else str(network)
+        if text not in found:
+            found.append(text)
+    return tuple(found)
+
+
+def _public_url(raw: object, source: _Source) -> str:
+    rule = "an address such as https://notes.example.com (a scheme and a host, no path)"
+    if not isinstance(raw, str):
+        raise _bad(source, raw, "is not a URL", rule)
+    url = raw.strip().rstrip("/")
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or host_problem(parts.hostname) is not None
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or "@" in parts.netloc
+        or port == -1
+    ):
+        raise _bad(source, raw, "is not a URL with a scheme and a host only", rule)
+    return url.lower()
+
+
 def _exposed_safely(settings: Settings) -> Settings:
     problem = exposure_problem(settings)
     if problem is not None:
@@ -253,16 +375,29 @@ def is_loopback(host: str) -> bool:
 def exposure_problem(settings: Settings) -> str | None:
     """Why the server may not listen where the settings say (None when it may).
 
-    Anything but loopback is reachable from other machines, so it needs accounts: single mode
-    signs everyone in with one token and gives them everything."""
-    if is_loopback(settings.host) or settings.multi:
+    Anything but loopback is reachable from other machines, so it needs accounts (single mode
+    signs everyone in with one token and gives them everything) and an encrypted way in:
+    HTTPS terminated here (``tls_cert``/``tls_key``) or a reverse proxy that terminates it
+    (``trusted_proxies``). Passwords, cookies and tokens must never cross a network in clear.
+    """
+    if is_loopback(settings.host):
         return None
-    return (
-        f"Refused to listen on {settings.host}: that address is reachable from other "
-        "machines, and single mode gives whoever holds its one token every workspace. Listen "
-        "on 127.0.0.1 (the default), or run a team server with accounts: `quire serve --multi` "
-        '(or mode = "multi" in quire.toml, see docs/teams.md).'
-    )
+    if not settings.multi:
+        return (
+            f"Refused to listen on {settings.host}: that address is reachable from other "
+            "machines, and single mode gives whoever holds its one token every workspace. "
+            "Listen on 127.0.0.1 (the default), or run a team server with accounts: `quire "
+            'serve --multi` (or mode = "multi" in quire.toml, see docs/teams.md) with HTTPS.'
+        )
+    if not settings.tls and not settings.trusted_proxies:
+        return (
+            f"Refused to listen on {settings.host} without HTTPS: that address is reachable "
+            "from other machines, and sign-in passwords, cookies and API tokens would cross "
+            "the network in clear. Pass --tls-cert FILE --tls-key FILE (HTTPS here), or put "
+            "a reverse proxy that terminates HTTPS in front and name it with --trusted-proxy "
+            "ADDRESS (see docs/teams.md)."
+        )
+    return None
 
 
 def export_browser(

@@ -39,6 +39,10 @@ host = "127.0.0.1"
 port = 4747
 db = "postgresql://quire@db.example/quire"
 allow = ["~/Documents/plans"]
+tls_cert = "/etc/quire/cert.pem"
+tls_key = "/etc/quire/key.pem"
+trusted_proxies = ["127.0.0.1"]
+public_url = "https://notes.example.com"
 
 [chat]
 enabled = true
@@ -71,7 +75,12 @@ page, `docs/markdown.md`, for how the page policy and the click fit together.
 `mode` is `single` (one person, the default) or `multi` (a team server with accounts, sign-in
 and grants; see `docs/teams.md`). A server in single mode listens on this machine only
 (127.0.0.1, `::1` or `localhost`): any other address is refused at start-up, because single mode
-gives whoever holds its one token every workspace.
+gives whoever holds its one token every workspace. A team server may listen on another address
+only with HTTPS: `server.tls_cert` and `server.tls_key` (it then terminates HTTPS itself and its
+URL is `https://`), or a reverse proxy in front that terminates it, named in
+`server.trusted_proxies` (only those addresses' `X-Forwarded-For` and `X-Forwarded-Proto` are
+believed). `server.public_url` is the address people reach it at through the proxy: its Host and
+Origin are accepted, and the login URL names it. See `docs/teams.md` for an nginx example.
 
 `approvals.enabled` turns agent approvals on (off by default): without it the approval routes
 answer 404 and the `quire approval` hooks send nothing. See `docs/approvals.md`.

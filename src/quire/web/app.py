@@ -91,6 +91,13 @@ class _Served:
 
 def how_to_sign_in(services: AppServices) -> str:
     """The advice every 401 gives: where the token is and how a browser signs in."""
+    if services.team is not None:
+        return (
+            "Send `Authorization: Bearer <token>` with an API token of your account: it may "
+            "have expired or been revoked, or the account disabled. Make a new one on your "
+            "account page or with `quire user token USER` on the server, then sign the CLI in "
+            "again with `quire login @alias URL`; a browser signs in at /login."
+        )
     return (
         "Send `Authorization: Bearer <token>` with the token in "
         f"{server_file(services.settings.state_dir)}, or open the login URL `quire serve` "
@@ -167,7 +174,13 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         connections = OpenConnections(team_sign_in)
         routes[2:2] = [*sign_in.routes, *account.multi_routes, *admin.routes]
     middleware = [
-        Middleware(HostOriginMiddleware, host=settings.host, port=settings.port),
+        Middleware(
+            HostOriginMiddleware,
+            host=settings.host,
+            port=settings.port,
+            scheme=settings.scheme,
+            public_url=settings.public_url,
+        ),
         Middleware(
             AuthMiddleware,
             method=method,

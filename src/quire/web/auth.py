@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.responses import RedirectResponse
@@ -242,15 +242,27 @@ class HostOriginMiddleware:
     """The DNS-rebinding defence: the Host must name this server, and an Origin be its own.
 
     Allowed Host values are ``127.0.0.1``, ``localhost``, ``[::1]`` and the configured host,
-    each with the port the request arrived on. A request with an Origin header must come from
-    ``http://`` one of those. Refused: HTTP 403 with a JSON message; a WebSocket is closed
+    each with the port the request arrived on, and the host of the public URL (behind a
+    reverse proxy). A request with an Origin header must come from one of those, under the
+    scheme the server is reached with (``https://`` with TLS or through an HTTPS proxy), or
+    be the public URL's origin. Refused: HTTP 403 with a JSON message; a WebSocket is closed
     before its handshake completes (the browser sees 403).
     """
 
-    def __init__(self, app: ASGIApp, *, host: str, port: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        host: str,
+        port: int,
+        scheme: str = "http",
+        public_url: str | None = None,
+    ) -> None:
         self.app = app
         self.names = _host_names(host)
         self.port = port
+        self.scheme = scheme
+        self.public_hosts, self.public_origin = _public(public_url)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -258,15 +270,24 @@ class HostOriginMiddleware:
             return
         allowed = self.allowed_hosts(scope)
         headers = Headers(scope=scope)
-        problem = _host_problem(headers.get("host"), allowed) or _origin_problem(
-            headers.getlist("origin"), allowed
-        )
+        origins = {f"{scheme}://{host}" for host in allowed for scheme in self.schemes(scope)}
+        if self.public_origin is not None:
+            origins.add(self.public_origin)
+        problem = _host_problem(
+            headers.get("host"), allowed | self.public_hosts
+        ) or _origin_problem(headers.getlist("origin"), origins)
         if problem is None:
             await self.app(scope, receive, send)
         elif scope["type"] == "websocket":
             await close_websocket(receive, send, WS_FORBIDDEN, "refused", accept=False)
         else:
             await error_response(403, "Forbidden", problem)(scope, receive, send)
+
+    def schemes(self, scope: Scope) -> set[str]:
+        """The schemes a page of this server is served under: the server's own, and the one
+        the request came with (https from a trusted proxy, as uvicorn set it)."""
+        request_scheme = "https" if scope.get("scheme") in ("https", "wss") else "http"
+        return {self.scheme, request_scheme}
 
     def allowed_hosts(self, scope: Scope) -> frozenset[str]:
         """The Host values this server answers to, for the port the request came in on."""
@@ -297,10 +318,23 @@ def _host_problem(host: str | None, allowed: Iterable[str]) -> str | None:
     return None
 
 
-def _origin_problem(origins: list[str], allowed: Iterable[str]) -> str | None:
+def _public(public_url: str | None) -> tuple[frozenset[str], str | None]:
+    """The Host values and the Origin of the public URL (none without one)."""
+    if public_url is None:
+        return frozenset(), None
+    parts = urlsplit(public_url.lower())
+    default = 443 if parts.scheme == "https" else 80
+    port = parts.port or default
+    name = parts.hostname or ""
+    shown = f"[{name}]" if ":" in name else name
+    hosts = {f"{shown}:{port}"} | ({shown} if port == default else set())
+    origin = f"{parts.scheme}://{shown}" + ("" if port == default else f":{port}")
+    return frozenset(hosts), origin
+
+
+def _origin_problem(origins: list[str], own: set[str]) -> str | None:
     if not origins:
         return None
-    own = {f"http://{host}" for host in allowed}
     if len(origins) == 1 and origins[0].lower() in own:
         return None
     return (
