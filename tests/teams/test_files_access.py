@@ -15,10 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
+from quire.api.events import TreeEvent
 from quire.api.files import TreeChange, TreeData
 from quire.core.errors import AccessDenied
 from quire.core.teams.grants import Grant
-from quire.api.events import TreeEvent
 from quire.services.event_access import visible_event
 from quire.services.files.checks import require_whole
 from quire.services.users.access import EVERYTHING, GrantedAccess, acting_as

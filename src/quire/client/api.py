@@ -19,6 +19,7 @@ from urllib.parse import quote
 import httpx
 import pydantic_core
 
+from quire.api.account import AccountView
 from quire.api.base import AnswerMismatch
 from quire.api.documents import (
     AppliedPreview,
@@ -30,7 +31,6 @@ from quire.api.documents import (
 )
 from quire.api.reviews import CheckedReview, FileAnnotations, ReviewOutcome, ReviewRecord
 from quire.api.search import Backlinks, Reindexed, SearchPage, Titles
-from quire.api.account import AccountView
 from quire.api.server import Health
 from quire.api.windows import (
     FilePage,

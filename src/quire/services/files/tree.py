@@ -32,7 +32,6 @@ from anyio.abc import TaskGroup
 from quire.api.events import TreeEvent
 from quire.api.files import TreeChange, TreeData
 from quire.services.events import EventBus
-from quire.services.users.access import Access
 from quire.vault.watch import FileChange
 from quire.vault.workspaces import Workspaces
 
