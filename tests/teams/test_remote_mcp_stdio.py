@@ -67,11 +67,6 @@ async def test_an_agent_reads_a_note_its_account_may_read(
     assert not names & DISK_TOOL_NAMES and "open_file" in names
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="needs the documents service's grant check (issue 19, another helper's part): "
-    "until it lands, opening a note does not consult the account's grants",
-)
 async def test_a_note_the_account_may_not_read_is_not_found(
     server: RemoteServer, tmp_path: Path
 ) -> None:
