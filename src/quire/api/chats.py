@@ -15,8 +15,25 @@ from quire.api.base import Answer, StrictBody, omitted_when_none
 
 
 class ChatCreateBody(StrictBody):
+    """`private` (multi mode) makes a new note a private chat, with you and the accounts in
+    `invite` as its members."""
+
     path: str
     title: str | None = None
+    private: bool = False
+    invite: list[str] = Field(default_factory=list)
+
+
+MemberAction = Literal["add", "remove", "private"]
+
+
+class ChatMembersBody(StrictBody):
+    """A change to a chat's member list: add or remove the account `username`, or make the
+    chat private with only you (`private`)."""
+
+    path: str
+    action: MemberAction
+    username: str | None = None
 
 
 class ChatPostBody(StrictBody):
@@ -85,6 +102,7 @@ class ChatSummary(Answer):
     last_activity: int
     unread: int
     pinned: bool
+    private: bool = False
 
 
 class ChatList(Answer):
@@ -100,6 +118,17 @@ class ChatCreated(Answer):
     path: str
     created: bool
     converted: bool
+    private: bool = False
+
+
+class ChatMembers(Answer):
+    """Who can open a chat: `private` false for an open chat (anyone who can read the note;
+    `members` empty then); `owner` is the account that may delete it (null: none named)."""
+
+    path: str
+    private: bool
+    members: tuple[str, ...]
+    owner: str | None
 
 
 class Message(Answer):

@@ -173,9 +173,7 @@ async def _run(
 
         def ready() -> None:
             claim.publish(info)
-            login_url = (
-                f"{info.url}/login" if settings.multi else f"{info.url}/?token={info.token}"
-            )
+            login_url = f"{info.url}/login" if settings.multi else f"{info.url}/?token={info.token}"
             echo(f"Quire is running at {login_url}")
             logger.info(
                 "Serving %s at %s (pid %d); state in %s.",
