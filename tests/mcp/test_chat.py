@@ -30,6 +30,7 @@ async def make_chat(h: AppHarness, client: Client) -> str:
         "path": str(h.mcp.workspace.resolve() / "Chats" / "team.md"),
         "created": True,
         "converted": False,
+        "private": False,
     }
     return str(created["path"])
 

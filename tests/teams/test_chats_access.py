@@ -72,7 +72,7 @@ async def test_api_and_cli_style_creation_is_open_unless_asked(tmp_path: Path) -
         path = str(world.workspace / "Chats" / "open.md")
         made = await alice.api.post("/api/chats", json={"path": path})
         assert made.json()["private"] is False
-        assert "owner: alice" in Path(path).read_text()
+        assert "owner: alice" in await anyio.Path(path).read_text()
         seen = await bob.api.get("/api/chats/read", params={"path": path})
         assert seen.status_code == 200
         members = await bob.api.get("/api/chats/members", params={"path": path})
@@ -102,7 +102,7 @@ async def test_only_accounts_with_the_workspace_can_be_invited(tmp_path: Path) -
         )
         assert answer.status_code == 400
         assert "no access to the workspace" in answer.text
-        assert not Path(path).exists()
+        assert not await anyio.Path(path).exists()
 
 
 async def test_members_add_and_remove_and_the_last_one_stays(tmp_path: Path) -> None:
@@ -197,7 +197,7 @@ async def test_only_the_owner_or_an_admin_deletes_a_chat(tmp_path: Path) -> None
         folder = await bob.api.post("/api/files/delete", json={"path": str(Path(first).parent)})
         assert folder.status_code == 403
         assert "owned by alice" in folder.text
-        assert Path(first).exists()
+        assert await anyio.Path(first).exists()
         assert (await alice.api.post("/api/chats/delete", json={"path": first})).status_code == 200
         assert (await admin.api.post("/api/files/delete", json={"path": second})).status_code == 200
 
@@ -233,7 +233,7 @@ async def test_an_edit_that_unmakes_the_chat_or_changes_its_owner_is_refused(
                 "/api/documents/edit", json={"path": path, "find": find, "replace": replace}
             )
             assert answer.status_code == 403, answer.text
-        assert "owner: alice" in Path(path).read_text()
+        assert "owner: alice" in await anyio.Path(path).read_text()
         fine = await bob.api.post(
             "/api/documents/edit",
             json={"path": path, "find": "owner: alice", "replace": "owner: alice\ntopic: x"},
@@ -250,7 +250,7 @@ async def test_a_folder_holding_someone_elses_private_chat_stays(tmp_path: Path)
         refused = await bob.api.post("/api/files/delete", json={"path": folder})
         assert refused.status_code in (403, 404)
         assert "hidden" not in refused.text
-        assert Path(path).exists()
+        assert await anyio.Path(path).exists()
 
 
 async def test_a_label_is_written_with_the_account_beside_it(tmp_path: Path) -> None:
@@ -270,7 +270,7 @@ async def test_a_label_is_written_with_the_account_beside_it(tmp_path: Path) -> 
             ]
         ]
         assert authors == ["claude (via alice)", "alice"]
-        assert "#### claude (via alice) · " in Path(path).read_text()
+        assert "#### claude (via alice) · " in await anyio.Path(path).read_text()
 
 
 async def test_a_removed_member_loses_an_open_wait_at_once(tmp_path: Path) -> None:
@@ -279,12 +279,14 @@ async def test_a_removed_member_loses_an_open_wait_at_once(tmp_path: Path) -> No
         bob = await world.account("bob", grants=WRITE)
         path = await _private_chat(world, "alice", "live", ["bob"])
         answers: list[int] = []
+        answered = anyio.Event()
 
         async def wait() -> None:
             answer = await bob.api.post(
                 "/api/chats/wait", json={"path": path, "as": "bob", "timeoutMs": 30_000}
             )
             answers.append(answer.status_code)
+            answered.set()
 
         async with anyio.create_task_group() as group:
             group.start_soon(wait)
@@ -294,13 +296,12 @@ async def test_a_removed_member_loses_an_open_wait_at_once(tmp_path: Path) -> No
             )
             assert removed.status_code == 200
             with anyio.fail_after(5):
-                while not answers:
-                    await anyio.sleep(0.05)
+                await answered.wait()
         assert answers == [403]
 
 
 async def test_a_chat_created_private_ends_nobody_elses_connections(tmp_path: Path) -> None:
-    workspace = tmp_path.resolve()
+    workspace = tmp_path
     who = Identity("u1", "bob", "collaborator")
     chat = workspace / "c.md"
     before = GrantedAccess(who, (), ((workspace, "team"),))

@@ -81,7 +81,10 @@ async def create_chat_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
     path = await env.allowed_path(args["path"], "path", "write")
     chats = ChatApi(await env.link.api())
     resolved = await anyio.to_thread.run_sync(os.path.realpath, path)
-    created = await chats.create(resolved, args.get("title"))
+    private = args.get("private", False)
+    if not isinstance(private, bool):
+        raise InvalidArgument("`private` must be true or false.", argument="private")
+    created = await chats.create(resolved, args.get("title"), private=private)
     return created.dump()
 
 
@@ -210,10 +213,16 @@ CREATE_CHAT = ToolSpec(
     description=(
         "Make a chat at path: a new note with title, or an existing note turned into a chat "
         "(its text becomes the description; nothing else changes). A chat already is left "
-        "as it is. Returns {path, created, converted}."
+        "as it is. private: true (team servers) makes a new note a chat only you can open "
+        "until you add members. Returns {path, created, converted, private}."
     ),
     input_schema=s.obj(
-        {"path": _CHAT, "title": s.text("The title of a new chat.", filled=True)}, ["path"]
+        {
+            "path": _CHAT,
+            "title": s.text("The title of a new chat.", filled=True),
+            "private": s.boolean("A private chat (new note only; team servers).", False),
+        },
+        ["path"],
     ),
     output_schema=s.answer(ChatCreated),
     handler=create_chat_tool,
