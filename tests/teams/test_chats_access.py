@@ -323,3 +323,28 @@ async def _user_id(world: TeamWorld, username: str) -> str:
         found = await account_named(session, username)
     assert found is not None
     return found.user_id
+
+
+async def test_private_chats_on_each_database(tmp_path: Path, database_url: str) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
+        alice = await world.account("alice", grants=WRITE)
+        bob = await world.account("bob", grants=WRITE)
+        await world.account("carol", grants=WRITE)
+        path = await _private_chat(world, "alice", "db", ["carol"])
+        assert (await bob.api.get("/api/chats/read", params={"path": path})).status_code == 403
+        added = await alice.api.post(
+            "/api/chats/members", json={"path": path, "action": "add", "username": "bob"}
+        )
+        assert added.json()["members"] == ["alice", "bob", "carol"]
+        assert (await bob.api.get("/api/chats/read", params={"path": path})).status_code == 200
+        moved_to = str(world.workspace / "Chats" / "renamed.md")
+        await alice.api.post("/api/files/move", json={"path": path, "to": moved_to})
+        await alice.api.post(
+            "/api/chats/members", json={"path": moved_to, "action": "remove", "username": "bob"}
+        )
+        assert (await bob.api.get("/api/chats/read", params={"path": moved_to})).status_code == 403
+        await world.team.accounts.delete("carol")
+        members = await alice.api.get("/api/chats/members", params={"path": moved_to})
+        assert members.json()["members"] == ["alice"]
+        refused = await bob.api.post("/api/chats/delete", json={"path": moved_to})
+        assert refused.status_code == 403

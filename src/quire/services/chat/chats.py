@@ -88,8 +88,10 @@ class ChatService:
         clock: Callable[[], int],
         sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
         history: HistoryRecorder | None = None,
+        multi: bool = False,
     ) -> None:
         self._db = db
+        self._multi = multi
         self._bus = bus
         self._documents = documents
         self._workspaces = workspaces
@@ -244,7 +246,7 @@ class ChatService:
                 return make_chat(text, owner=owner)
 
             await self._writer.rewrite(target, convert, author=user)
-        private_now = await self.privacy.is_private(target.path)
+        private_now = self._multi and await self.privacy.is_private(target.path)
         return ChatCreated(
             path=str(target.path), created=False, converted=converted, private=private_now
         )
@@ -576,6 +578,8 @@ class ChatService:
     async def _private_keys(self, access: Access) -> frozenset[str]:
         if isinstance(access, GrantedAccess):
             return frozenset(str(chat).casefold() for chat in access.joined)
+        if not self._multi:  # single mode has no private chats
+            return frozenset()
         found = await self.privacy.private_below(Path("/"))
         return frozenset(str(chat).casefold() for chat in found)
 
