@@ -348,3 +348,22 @@ async def test_private_chats_on_each_database(tmp_path: Path, database_url: str)
         assert members.json()["members"] == ["alice"]
         refused = await bob.api.post("/api/chats/delete", json={"path": moved_to})
         assert refused.status_code == 403
+
+
+async def test_new_in_the_window_is_private_by_default_for_an_account(tmp_path: Path) -> None:
+    async with team_world(tmp_path) as world:
+        alice = await world.account("alice", grants=WRITE)
+        bob = await world.account("bob", grants=WRITE)
+        window = str(world.workspace / "Chats" / "window.md")
+        made = await alice.api.post("/api/chats", json={"path": window, "privateByDefault": True})
+        assert made.json()["private"] is True
+        assert (await bob.api.get("/api/chats/read", params={"path": window})).status_code == 403
+        unticked = str(world.workspace / "Chats" / "open.md")
+        made = await alice.api.post(
+            "/api/chats", json={"path": unticked, "privateByDefault": True, "private": False}
+        )
+        assert made.json()["private"] is False
+        # The server's own token has no account to be a member: the chat stays open.
+        owner = str(world.workspace / "Chats" / "owner.md")
+        made = await world.owner.post("/api/chats", json={"path": owner, "privateByDefault": True})
+        assert made.json()["private"] is False

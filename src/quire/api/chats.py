@@ -16,11 +16,13 @@ from quire.api.base import Answer, StrictBody, omitted_when_none
 
 class ChatCreateBody(StrictBody):
     """`private` (multi mode) makes a new note a private chat, with you and the accounts in
-    `invite` as its members."""
+    `invite` as its members. `privateByDefault` (what the window's + New sends) makes it
+    private when `private` is left out and the request is an account's on a team server."""
 
     path: str
     title: str | None = None
-    private: bool = False
+    private: bool | None = None
+    privateByDefault: bool = False
     invite: list[str] = Field(default_factory=list)
 
 

@@ -89,7 +89,8 @@ async def create_chat(request: Request, chats: ChatService) -> Response:
     chat tag added to an existing note and nothing else. Answers `{path, created, converted,
     private}` (both false when it was a chat already). In multi mode the chat gets an
     `owner:` line naming your account; `private: true` (a new note only) makes it private,
-    with you and the accounts in `invite` as its only members."""
+    with you and the accounts in `invite` as its only members. `privateByDefault: true` (the
+    window's + New) makes it private unless `private` is false, for an account in multi mode."""
     body = await read_body(request, ChatCreateBody)
     created = await chats.create(
         current_user(request),
@@ -97,6 +98,7 @@ async def create_chat(request: Request, chats: ChatService) -> Response:
         body.title,
         private=body.private,
         invite=body.invite,
+        private_by_default=body.privateByDefault,
     )
     return answer(created)
 

@@ -187,19 +187,25 @@ class ChatService:
         path: Path,
         title: str | None = None,
         *,
-        private: bool = False,
+        private: bool | None = False,
         invite: Iterable[str] = (),
+        private_by_default: bool = False,
     ) -> ChatCreated:
         """Make a chat at ``path``: a new note (with ``title``), or the tag added to the note
         there; a chat already there is left as it is. In multi mode the chat gets an
         ``owner:`` line naming the account; ``private`` (a new note only) puts it and the
-        accounts in ``invite`` on its member list, and nobody else can open it."""
+        accounts in ``invite`` on its member list, and nobody else can open it.
+        ``private_by_default`` (the window's + New): private when ``private`` is None and the
+        request is an account's."""
         if title is not None:
             _check_title(title)
+        access = current_access()
+        asked = private is not None
+        if private is None:
+            private = private_by_default and access.identity is not None
         if not isinstance(private, bool):
             raise InvalidArgument("`private` must be true or false.", argument="private")
         invited = tuple(invite)
-        access = current_access()
         check_chat_access(access, path, "create", write=True)
         identity = access.identity
         if (private or invited) and identity is None:
@@ -231,7 +237,7 @@ class ChatService:
                 return ChatCreated(
                     path=str(target.path), created=True, converted=False, private=private
                 )
-            if private:
+            if private and asked:
                 raise InvalidArgument(
                     f"A note is at '{target.path}' already, and a private chat can only be "
                     "made as a new note. Pick another name, or open that chat and use "
