@@ -7,6 +7,7 @@ import { useEffect } from "preact/hooks";
 import { title } from "../paths";
 import { ChatIcon } from "./ChatIcons";
 import { ChatList } from "./ChatList";
+import { chatApi, type ChatMembers } from "./chatApi";
 import {
   closeConversation,
   conversation,
@@ -14,6 +15,7 @@ import {
   deleteChat,
   leaveChats,
   listWorkspace,
+  refreshChats,
   returnTo,
   workspaces,
 } from "./chatState";
@@ -27,6 +29,8 @@ const DEFAULT_FOLDER = "Chats/";
 function NewChat({ close }: { close: () => void }) {
   const name = useSignal("");
   const folder = useSignal(DEFAULT_FOLDER);
+  const onlyInvited = useSignal(true);
+  const invite = useSignal("");
   const busy = useSignal(false);
   const slug = chatSlug(name.value);
   const where = cleanFolder(folder.value);
@@ -42,7 +46,11 @@ function NewChat({ close }: { close: () => void }) {
   const create = async () => {
     if (!ready || busy.value || where === null) return;
     busy.value = true;
-    const made = await createChat(name.value.trim(), where, slug);
+    const invited = invite.value
+      .split(/[\s,]+/)
+      .map((item) => item.trim())
+      .filter(Boolean);
+    const made = await createChat(name.value.trim(), where, slug, onlyInvited.value ? invited : [], !onlyInvited.value);
     busy.value = false;
     if (made) close();
   };
@@ -70,6 +78,26 @@ function NewChat({ close }: { close: () => void }) {
           <span>Folder</span>
           <input type="text" value={folder.value} spellcheck={false} onInput={(event) => (folder.value = event.currentTarget.value)} />
         </label>
+        <label class="chat-field chat-field-check">
+          <input
+            type="checkbox"
+            checked={onlyInvited.value}
+            onChange={(event) => (onlyInvited.value = event.currentTarget.checked)}
+          />
+          <span>Only people I invite (team servers)</span>
+        </label>
+        {onlyInvited.value ? (
+          <label class="chat-field">
+            <span>Invite</span>
+            <input
+              type="text"
+              value={invite.value}
+              placeholder="usernames, comma-separated (none: only you)"
+              spellcheck={false}
+              onInput={(event) => (invite.value = event.currentTarget.value)}
+            />
+          </label>
+        ) : null}
         <p class={`chat-field-note ${problem ? "problem" : ""}`}>
           {problem ||
             (ready ? (
@@ -86,6 +114,99 @@ function NewChat({ close }: { close: () => void }) {
           </button>
           <button type="submit" class="button button-primary" disabled={!ready || busy.value}>
             {busy.value ? <span class="spinner" /> : null} Create chat
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function Members({ target, close }: { target: ConnectTarget; close: () => void }) {
+  const state = useSignal<ChatMembers | null>(null);
+  const problem = useSignal("");
+  const adding = useSignal("");
+  const busy = useSignal(false);
+  const run = async (work: () => Promise<ChatMembers>) => {
+    busy.value = true;
+    problem.value = "";
+    try {
+      state.value = await work();
+      void refreshChats();
+    } catch (error) {
+      problem.value = error instanceof Error ? error.message : String(error);
+    } finally {
+      busy.value = false;
+    }
+  };
+  useEffect(() => {
+    void run(() => chatApi.members(target.path));
+  }, [target.path]);
+  const now = state.value;
+  return (
+    <Dialog title="Members" label="Chat members" close={close}>
+      <p class="chat-dialog-lead">
+        {now === null
+          ? "Loading…"
+          : now.private
+            ? `${target.title} is private: only these accounts can open it.`
+            : `${target.title} is open: everyone who can read the note can read it. Add someone to make it private.`}
+      </p>
+      {now?.owner ? <p class="chat-field-note">Owner: {now.owner}</p> : null}
+      {now?.private ? (
+        <ul class="chat-members" data-chat-members>
+          {now.members.map((member) => (
+            <li key={member}>
+              <span>{member}</span>{" "}
+              <button
+                class="button button-ghost"
+                disabled={busy.value || now.members.length < 2}
+                title={now.members.length < 2 ? "The last member stays" : `Remove ${member}`}
+                onClick={() => void run(() => chatApi.changeMembers(target.path, "remove", member))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <form
+        class="chat-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const username = adding.value.trim();
+          if (!username) return;
+          adding.value = "";
+          void run(() => chatApi.changeMembers(target.path, "add", username));
+        }}
+      >
+        <label class="chat-field">
+          <span>Add</span>
+          <input
+            type="text"
+            value={adding.value}
+            placeholder="username"
+            spellcheck={false}
+            onInput={(event) => (adding.value = event.currentTarget.value)}
+            data-autofocus
+          />
+        </label>
+        {problem.value ? <p class="chat-field-note problem">{problem.value}</p> : null}
+        <div class="chat-form-actions">
+          {now && !now.private ? (
+            <button
+              type="button"
+              class="button button-ghost"
+              disabled={busy.value}
+              onClick={() => void run(() => chatApi.changeMembers(target.path, "private"))}
+            >
+              Make private
+            </button>
+          ) : null}
+          <button type="button" class="button button-ghost" onClick={close}>
+            Close
+          </button>
+          <button type="submit" class="button button-primary" disabled={busy.value || !adding.value.trim()}>
+            Add member
           </button>
         </div>
       </form>
@@ -125,6 +246,7 @@ function ConfirmDelete({ target, close }: { target: ConnectTarget; close: () => 
 export function ChatMode() {
   const connecting = useSignal<ConnectTarget | null>(null);
   const deleting = useSignal<ConnectTarget | null>(null);
+  const membersOf = useSignal<ConnectTarget | null>(null);
   const creating = useSignal(false);
   const back = returnTo.value;
   const open = conversation.value;
@@ -154,6 +276,7 @@ export function ChatMode() {
           actions={{
             newChat: () => (creating.value = true),
             connect: (chat) => (connecting.value = { path: chat.path, workspace: chat.workspace, title: chat.title }),
+            members: (chat) => (membersOf.value = { path: chat.path, workspace: chat.workspace, title: chat.title }),
             remove: (chat) => (deleting.value = { path: chat.path, workspace: chat.workspace, title: chat.title }),
           }}
         />
@@ -179,6 +302,7 @@ export function ChatMode() {
       </div>
       {creating.value ? <NewChat close={() => (creating.value = false)} /> : null}
       {connecting.value ? <ConnectAgent target={connecting.value} close={() => (connecting.value = null)} /> : null}
+      {membersOf.value ? <Members target={membersOf.value} close={() => (membersOf.value = null)} /> : null}
       {deleting.value ? <ConfirmDelete target={deleting.value} close={() => (deleting.value = null)} /> : null}
     </div>
   );

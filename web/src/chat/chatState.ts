@@ -407,7 +407,13 @@ export async function deleteChat(path: string): Promise<void> {
 }
 
 /** Create the chat `title` in `folder` (relative, ending in `/`) of the listed workspace. */
-export async function createChat(title: string, folder: string, slug: string): Promise<boolean> {
+export async function createChat(
+  title: string,
+  folder: string,
+  slug: string,
+  invite: string[] = [],
+  open = false,
+): Promise<boolean> {
   const workspace = listWorkspace.peek();
   if (!workspace) {
     toast("No workspace to create the chat in.", "error");
@@ -418,7 +424,7 @@ export async function createChat(title: string, folder: string, slug: string): P
   let path = `${base}${slug}.md`;
   for (let index = 2; taken.has(path); index++) path = `${base}${slug}-${index}.md`;
   try {
-    const created = await chatApi.create(path, title);
+    const created = await chatApi.create(path, title, invite, open);
     await refreshChats();
     await selectChat(created.path);
     return true;
