@@ -251,6 +251,17 @@ async def test_a_folder_holding_someone_elses_private_chat_stays(tmp_path: Path)
         assert refused.status_code in (403, 404)
         assert "hidden" not in refused.text
         assert await anyio.Path(path).exists()
+        elsewhere = str(world.workspace / "Elsewhere")
+        for route, body in (
+            ("/api/files/move", {"path": folder, "to": elsewhere}),
+            ("/api/files/copy", {"path": folder, "to": elsewhere}),
+            ("/api/files/move", {"path": path, "to": elsewhere + ".md"}),
+        ):
+            answer = await bob.api.post(route, json=body)
+            assert answer.status_code in (403, 404), (route, answer.text)
+            assert body["path"] == path or "hidden" not in answer.text
+        assert not await anyio.Path(elsewhere).exists()
+        assert await anyio.Path(path).exists()
 
 
 async def test_a_label_is_written_with_the_account_beside_it(tmp_path: Path) -> None:

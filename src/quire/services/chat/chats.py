@@ -34,6 +34,7 @@ from quire.db import chats as store
 from quire.db.engine import Database
 from quire.fs.documents import delete_file
 from quire.fs.encoding import decode_utf8
+from quire.fs.resolve import resolve_leniently
 from quire.markdown.chat import check_message, is_chat, make_chat, set_role
 from quire.services.chat import pictures
 from quire.services.chat.cursors import ChatCursors
@@ -540,13 +541,23 @@ class ChatService:
         access = current_access()
         if access.identity is None:
             return
-        hidden = [chat for chat in await self.privacy.private_below(path) if access.hides(chat)]
-        if hidden:
+        await self.check_private_below(path)
+        await anyio.to_thread.run_sync(self._check_owners, access, path)
+
+    async def check_private_below(self, path: Path) -> None:
+        """Refuse changing (deleting, moving, copying) the note or folder ``path`` when it is,
+        or holds, a private chat the request's account is not a member of, without naming
+        it. Nothing to check for the server's own access."""
+        access = current_access()
+        if access.identity is None:
+            return
+        holder = await anyio.to_thread.run_sync(resolve_leniently, path.parent)
+        below = await self.privacy.private_below(holder / path.name)
+        if any(access.hides(chat) for chat in below):
             raise AccessDenied(
                 f"Access denied: '{path}' holds a note your account may not change. Ask a "
                 "workspace admin."
             )
-        await anyio.to_thread.run_sync(self._check_owners, access, path)
 
     async def copied(self, source: Path, target: Path) -> None:
         """The note or folder ``source`` was copied to ``target`` (both resolved): a private

@@ -133,6 +133,8 @@ class FileService:
     async def move(self, user: str, path: Path, to: Path, *, update_links: bool = False) -> Moved:
         """Rename or move ``path`` to ``to``; open documents follow (see the module). With
         ``update_links``, the notes ``link_updates`` lists are rewritten after the move."""
+        if self._chats is not None:  # a non-member never moves a private chat
+            await self._chats.check_private_below(path)
         plan = await self._links.plan(path, to) if update_links else None
         with nullcontext() if self._chats is None else self._chats.moving():
             moved = await anyio.to_thread.run_sync(ops.move_entry, self._folders, path, to)
@@ -161,6 +163,8 @@ class FileService:
 
     async def copy(self, user: str, path: Path, to: Path) -> Copied:
         """Copy the file or folder ``path`` to the new path ``to``."""
+        if self._chats is not None:  # a non-member never copies a private chat
+            await self._chats.check_private_below(path)
         made, count = await anyio.to_thread.run_sync(ops.copy_entry, self._folders, path, to)
         if self._chats is not None:  # a private chat's copy keeps its members
             await self._chats.copied(resolve_leniently(path), made)

@@ -125,10 +125,11 @@ class GrantedAccess(Access):
 
     def level(self, path: Path) -> Level | None:
         try:
-            located = self._locate(path)
+            resolved = resolve_leniently(path)
+            located = self._placed(resolved)
             if located is None:
                 return None
-            if self.hidden and _key(resolve_leniently(path)) in self._hidden_keys:
+            if self.hidden and _key(resolved) in self._hidden_keys:
                 return None
             return access_to(self.grants, *located)
         except Exception:
@@ -167,7 +168,10 @@ class GrantedAccess(Access):
     def _locate(self, path: Path) -> tuple[str, str] | None:
         """The workspace name and the ``/``-separated path inside it of ``path`` (resolved
         through symlinks), from the innermost served folder holding it; None outside them."""
-        resolved = resolve_leniently(path)
+        return self._placed(resolve_leniently(path))
+
+    def _placed(self, resolved: Path) -> tuple[str, str] | None:
+        """``_locate`` of a path already resolved."""
         best: tuple[Path, str] | None = None
         for folder, name in self.workspaces:
             if resolved.is_relative_to(folder) and (
