@@ -501,7 +501,9 @@ class ChatService:
             async with self._lock(target):
                 await self._index.state(target.path)  # refuses a note that is not a chat
                 await self._writer.rewrite(
-                    target, lambda text: set_role(text, name, role), author=name
+                    target,
+                    lambda text: set_role(text, name, role),
+                    author=attributed(name, current_access().identity),
                 )
             self._announce(user, target.key, True)
             return Posted(kind="role", cleared=role is None)
