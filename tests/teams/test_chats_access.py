@@ -10,6 +10,8 @@ import anyio
 import pytest
 
 from quire.db.accounts import account_named
+from quire.services.chat.privacy import live_chat_guard
+from quire.services.live.document import Origin
 from quire.services.users.access import GrantedAccess
 from quire.services.users.identity import Identity
 from quire.web.connections import _keeps
@@ -378,3 +380,35 @@ async def test_new_in_the_window_is_private_by_default_for_an_account(tmp_path: 
         owner = str(world.workspace / "Chats" / "owner.md")
         made = await world.owner.post("/api/chats", json={"path": owner, "privateByDefault": True})
         assert made.json()["private"] is False
+
+
+async def test_a_live_editor_cannot_unmake_someone_elses_chat(tmp_path: Path) -> None:
+    async with team_world(tmp_path) as world:
+        alice = await world.account("alice", grants=WRITE)
+        await world.account("bob", grants=WRITE)
+        path = world.workspace / "Chats" / "live.md"
+        await alice.api.post("/api/chats", json={"path": str(path)})
+        live = await world.services.documents.open(path)
+        before = live.text()
+        bob = await world.team.access_of(
+            Identity(await _user_id(world, "bob"), "bob", "collaborator")
+        )
+        alice_access = await world.team.access_of(
+            Identity(await _user_id(world, "alice"), "alice", "collaborator")
+        )
+        assert live_chat_guard(alice_access, live) is None  # the owner may
+
+        guard = live_chat_guard(bob, live)
+        assert guard is not None
+        start = before.index("owner: alice")
+        with live.change(Origin("person", "editor-bob")):
+            live.content[start : start + len("owner: alice")] = "owner: bob"
+        assert guard.after() is False
+        assert live.text() == before
+
+        guard = live_chat_guard(bob, live)
+        assert guard is not None
+        with live.change(Origin("person", "editor-bob")):
+            live.content.insert(len(before), "A note under the chat.\n")
+        assert guard.after() is True
+        assert live.text().endswith("A note under the chat.\n")

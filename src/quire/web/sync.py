@@ -27,8 +27,10 @@ from pycrdt import (
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from quire.services.chat.privacy import live_chat_guard
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.documents import LiveDocuments
+from quire.services.users.access import current_access
 from quire.web.context import services_of
 
 logger = logging.getLogger(__name__)
@@ -134,8 +136,11 @@ class _Connection:
                 if reply is not None:
                     self._queue(reply)
                 return
+            guard = live_chat_guard(current_access(), live)  # a chat only its owner unmakes
             with live.change(self._origin):
                 handle_sync_message(data[1:], live.ydoc)
+            if guard is not None:
+                guard.after()
             self._changed.set()
         elif data[0] == YMessageType.AWARENESS:
             live.awareness.apply_awareness_update(read_message(data[1:]), self)

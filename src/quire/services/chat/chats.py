@@ -27,7 +27,7 @@ from quire.api.chats import (
     Waited,
 )
 from quire.api.events import ChatData, ChatDeletedEvent, ChatEvent, ChatNamed, ChatPresenceEvent
-from quire.core.chat import sanitize_label, utc_stamp
+from quire.core.chat import Label, sanitize_label, utc_stamp
 from quire.core.errors import AccessDenied, InvalidArgument, PathRefused, QuireError
 from quire.core.views import document_id, whole_number
 from quire.db import chats as store
@@ -495,7 +495,7 @@ class ChatService:
         )
         return AvatarSet(name=saved, picked=picked)
 
-    async def _slash(self, user: str, target: ChatPath, name: str, slash: SlashPost) -> Posted:
+    async def _slash(self, user: str, target: ChatPath, name: Label, slash: SlashPost) -> Posted:
         if slash.kind == "role":
             role = slash.text or None
             async with self._lock(target):

@@ -11,6 +11,7 @@ In single mode, and for the server's own token, nothing here refuses anything.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -23,9 +24,13 @@ from quire.db import accounts as account_rows
 from quire.db import private_chats as rows
 from quire.db.engine import Database
 from quire.markdown.chat import is_chat, owner_of, parse_chat
+from quire.services.live.document import LiveDocument, Origin
+from quire.services.live.text_changes import text_changes
 from quire.services.users.access import Access
 from quire.services.users.grants import reaching
 from quire.services.users.identity import Identity
+
+logger = logging.getLogger(__name__)
 
 DELETERS = frozenset({"admin", "superadmin"})
 """The roles that may delete any chat they can write, besides its owner."""
@@ -242,3 +247,38 @@ async def _invitee(session: AsyncSession, username: str, workspace: str) -> str:
             argument="username",
         )
     return account.user_id
+
+
+class LiveChatGuard:
+    """Undoes a live editor's change that would delete a chat it may not delete (remove its
+    tag or change its owner): made before the change is applied, ``after`` checks it."""
+
+    def __init__(self, access: Access, live: LiveDocument, before: str) -> None:
+        self._access = access
+        self._live = live
+        self._before = before
+
+    def after(self) -> bool:
+        """Check the change just applied; undo it (for every editor) when refused. True when
+        it stood."""
+        now = self._live.text()
+        try:
+            check_chat_edit(self._access, self._live.path, self._before, now)
+        except AccessDenied:
+            logger.info("Undid an edit of %s that only the chat's owner may make", self._live.path)
+            self._live.apply(now, text_changes(now, self._before), Origin("agent", "quire"))
+            return False
+        return True
+
+
+def live_chat_guard(access: Access, live: LiveDocument) -> LiveChatGuard | None:
+    """A guard for one live edit of ``live`` by ``access``; None when there is nothing to
+    check (single mode, the server's own access, not a chat, or an account that may delete
+    it)."""
+    identity = access.identity
+    if identity is None:
+        return None
+    before = live.text()
+    if not is_chat(before) or may_delete(identity, before):
+        return None
+    return LiveChatGuard(access, live, before)
