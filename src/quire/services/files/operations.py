@@ -167,7 +167,7 @@ class FileService:
             await self._chats.check_private_below(path)
         made, count = await anyio.to_thread.run_sync(ops.copy_entry, self._folders, path, to)
         if self._chats is not None:  # a private chat's copy keeps its members
-            await self._chats.copied(resolve_leniently(path), made)
+            await self._chats.copied(resolve_leniently(path), resolve_leniently(made))
         self._tree(user, made, "created", is_folder=count.folders > 0)
         if self._history is not None:
             self._history.created(made, user, is_folder=count.folders > 0)
