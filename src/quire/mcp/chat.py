@@ -195,8 +195,7 @@ LIST_CHATS = ToolSpec(
     title="List chats",
     description=(
         "The chats (notes where people and agents talk) of one workspace, or of every "
-        "workspace, most recently active first: path, title, messageCount, lastActivity (ms), "
-        "pinned, and unread counted for `as`."
+        "workspace, most recently active first; unread is counted for `as`."
     ),
     input_schema=s.obj(
         {"workspace": _WORKSPACE, "as": s.text("Count unread messages for this name.", filled=True)}
@@ -212,15 +211,13 @@ CREATE_CHAT = ToolSpec(
     title="Create a chat",
     description=(
         "Make a chat at path: a new note with title, or an existing note turned into a chat "
-        "(its text becomes the description; nothing else changes). A chat already is left "
-        "as it is. private: true (team servers) makes a new note a chat only you can open "
-        "until you add members. Returns {path, created, converted, private}."
+        "(its text becomes the description). A chat already is left as it is."
     ),
     input_schema=s.obj(
         {
             "path": _CHAT,
             "title": s.text("The title of a new chat.", filled=True),
-            "private": s.boolean("A private chat (new note only; team servers).", False),
+            "private": s.boolean("Team servers: a new chat only you can open.", False),
         },
         ["path"],
     ),
@@ -311,10 +308,9 @@ SET_CHAT_AVATAR = ToolSpec(
     name="set_chat_avatar",
     title="Set your chat avatar",
     description=(
-        "Give `as` a thumbnail in the workspace's chats, saved as ChatGifs/avatar-NAME.svg "
-        "(replacing one set before): pick a built-in (robot, owl, cat, alien, ghost, fox), "
-        "pick auto for the first one nobody has yet, or pass your own small SVG (about 64x64, "
-        "under 20 KB, no scripts or external links)."
+        "Give `as` a thumbnail in the workspace's chats, saved as ChatGifs/avatar-NAME.svg: "
+        "pick a built-in (robot, owl, cat, alien, ghost, fox), pick auto for the first one "
+        "nobody has yet, or pass your own small SVG (under 20 KB, no scripts or links)."
     ),
     input_schema=s.obj(
         {
