@@ -412,3 +412,24 @@ async def test_a_live_editor_cannot_unmake_someone_elses_chat(tmp_path: Path) ->
             live.content.insert(len(before), "A note under the chat.\n")
         assert guard.after() is True
         assert live.text().endswith("A note under the chat.\n")
+
+
+async def test_the_invite_picker_lists_the_workspaces_people(tmp_path: Path) -> None:
+    async with team_world(tmp_path) as world:
+        alice = await world.account("alice", grants=WRITE)
+        await world.account("bob", grants=[("team", "open", "read")])
+        await world.account("nobody")
+        await world.account("gone", grants=WRITE)
+        await world.team.accounts.set_disabled("gone", True)
+        await world.account("grouped")
+        await world.team.grants.add_group("crew")
+        await world.team.grants.add_member("crew", "grouped")
+        await world.team.grants.grant_group("crew", "team", access="read")
+        people = await alice.api.get(
+            "/api/chats/people", params={"workspace": str(world.workspace)}
+        )
+        assert people.json() == {"people": ["alice", "bob", "grouped"]}
+        owner = await world.owner.get(
+            "/api/chats/people", params={"workspace": str(world.workspace)}
+        )
+        assert owner.json() == {"people": []}

@@ -172,6 +172,7 @@ async def test_every_operation_answers_with_its_model(
     await post("/api/chats/leave", {"path": str(chat), "as": "reviewer"})
     await post("/api/chats/pin", {"path": str(chat), "pinned": True})
     await get("/api/chats/members", params={"path": str(chat)})
+    await get("/api/chats/people", params={"workspace": str(workspace)})
     # Members are for accounts (multi mode; tests/teams/test_chats_access.py walks the 200s):
     # the owner of a single-mode server is told so, in the error model.
     members = await walk.client.post(

@@ -123,6 +123,13 @@ class ChatCreated(Answer):
     private: bool = False
 
 
+class ChatPeople(Answer):
+    """Who may be invited to a chat in a workspace (team servers): the accounts a grant on it
+    reaches, by username; empty in single mode."""
+
+    people: tuple[str, ...]
+
+
 class ChatMembers(Answer):
     """Who can open a chat: `private` false for an open chat (anyone who can read the note;
     `members` empty then); `owner` is the account that may delete it (null: none named)."""

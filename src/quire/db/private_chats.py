@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from quire.db.models import Account, ChatMember, PrivateChat
+from quire.db.models import Account, ChatMember, Grant, GroupMember, PrivateChat
 from quire.db.paths import at_or_below, moved_below
 
 
@@ -111,3 +111,20 @@ async def forget_private(session: AsyncSession, path: str) -> None:
     """Drop the private chat row at exactly ``path`` (a private chat whose note was never
     written)."""
     await session.execute(delete(PrivateChat).where(PrivateChat.path == path))
+
+
+async def people_of_workspace(session: AsyncSession, workspace: str) -> list[str]:
+    """The usernames of the enabled accounts a grant on ``workspace`` reaches (their own or
+    a group's), by username."""
+    own = select(Grant.user_id).where(Grant.workspace == workspace, Grant.user_id.is_not(None))
+    grouped = (
+        select(GroupMember.user_id)
+        .join(Grant, Grant.group_id == GroupMember.group_id)
+        .where(Grant.workspace == workspace)
+    )
+    rows = await session.scalars(
+        select(Account.username)
+        .where(Account.disabled.is_(False), Account.user_id.in_(own.union(grouped)))
+        .order_by(Account.username)
+    )
+    return list(rows)

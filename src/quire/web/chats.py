@@ -104,6 +104,14 @@ async def create_chat(request: Request, chats: ChatService) -> Response:
 
 
 @_chat_route
+async def chat_people(request: Request, chats: ChatService) -> Response:
+    """Who may be invited to a chat in `workspace` (a team server's accounts with a grant on
+    it): `{people}`, by username; empty in single mode."""
+    values = query_args(request, ("workspace",))
+    return answer(await chats.people(_required_path(values.get("workspace"), "workspace")))
+
+
+@_chat_route
 async def chat_members(request: Request, chats: ChatService) -> Response:
     """Who can open the chat at `path`: `{path, private, members, owner}` (an open chat has
     no members: anyone who can read the note reads it)."""
@@ -279,6 +287,7 @@ routes: list[BaseRoute] = [
     Route("/api/chats/session/stop", chat_session_stop, methods=["POST"]),
     Route("/api/chats/pin", pin_chat, methods=["POST"]),
     Route("/api/chats/members", chat_members, methods=["GET"]),
+    Route("/api/chats/people", chat_people, methods=["GET"]),
     Route("/api/chats/members", change_chat_members, methods=["POST"]),
     Route("/api/chats/delete", delete_chat, methods=["POST"]),
     Route("/api/chats/gifs", chat_gifs, methods=["GET"]),

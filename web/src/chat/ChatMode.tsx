@@ -30,7 +30,17 @@ function NewChat({ close }: { close: () => void }) {
   const name = useSignal("");
   const folder = useSignal(DEFAULT_FOLDER);
   const onlyInvited = useSignal(true);
-  const invite = useSignal("");
+  const people = useSignal<string[]>([]);
+  const picked = useSignal<string[]>([]);
+  useEffect(() => {
+    const workspace = listWorkspace.value;
+    if (!workspace) return;
+    // Empty on a single-user server (or the server's own token): no privacy controls then.
+    chatApi.people(workspace).then(
+      (found) => (people.value = found),
+      () => (people.value = []),
+    );
+  }, [listWorkspace.value]);
   const busy = useSignal(false);
   const slug = chatSlug(name.value);
   const where = cleanFolder(folder.value);
@@ -46,11 +56,14 @@ function NewChat({ close }: { close: () => void }) {
   const create = async () => {
     if (!ready || busy.value || where === null) return;
     busy.value = true;
-    const invited = invite.value
-      .split(/[\s,]+/)
-      .map((item) => item.trim())
-      .filter(Boolean);
-    const made = await createChat(name.value.trim(), where, slug, onlyInvited.value ? invited : [], !onlyInvited.value);
+    const team = people.value.length > 0;
+    const made = await createChat(
+      name.value.trim(),
+      where,
+      slug,
+      team && onlyInvited.value ? picked.value : [],
+      team && !onlyInvited.value,
+    );
     busy.value = false;
     if (made) close();
   };
@@ -78,25 +91,34 @@ function NewChat({ close }: { close: () => void }) {
           <span>Folder</span>
           <input type="text" value={folder.value} spellcheck={false} onInput={(event) => (folder.value = event.currentTarget.value)} />
         </label>
-        <label class="chat-field chat-field-check">
-          <input
-            type="checkbox"
-            checked={onlyInvited.value}
-            onChange={(event) => (onlyInvited.value = event.currentTarget.checked)}
-          />
-          <span>Only people I invite (team servers)</span>
-        </label>
-        {onlyInvited.value ? (
-          <label class="chat-field">
-            <span>Invite</span>
+        {people.value.length > 0 ? (
+          <label class="chat-field chat-field-check">
             <input
-              type="text"
-              value={invite.value}
-              placeholder="usernames, comma-separated (none: only you)"
-              spellcheck={false}
-              onInput={(event) => (invite.value = event.currentTarget.value)}
+              type="checkbox"
+              checked={onlyInvited.value}
+              onChange={(event) => (onlyInvited.value = event.currentTarget.checked)}
             />
+            <span>Only people I invite</span>
           </label>
+        ) : null}
+        {people.value.length > 0 && onlyInvited.value ? (
+          <fieldset class="chat-invite" data-chat-invite>
+            <legend>Invite (none ticked: only you)</legend>
+            {people.value.map((person) => (
+              <label key={person} class="chat-field-check">
+                <input
+                  type="checkbox"
+                  checked={picked.value.includes(person)}
+                  onChange={(event) =>
+                    (picked.value = event.currentTarget.checked
+                      ? [...picked.value, person]
+                      : picked.value.filter((item) => item !== person))
+                  }
+                />
+                <span>{person}</span>
+              </label>
+            ))}
+          </fieldset>
         ) : null}
         <p class={`chat-field-note ${problem ? "problem" : ""}`}>
           {problem ||
@@ -125,6 +147,7 @@ function Members({ target, close }: { target: ConnectTarget; close: () => void }
   const state = useSignal<ChatMembers | null>(null);
   const problem = useSignal("");
   const adding = useSignal("");
+  const people = useSignal<string[]>([]);
   const busy = useSignal(false);
   const run = async (work: () => Promise<ChatMembers>) => {
     busy.value = true;
@@ -140,6 +163,10 @@ function Members({ target, close }: { target: ConnectTarget; close: () => void }
   };
   useEffect(() => {
     void run(() => chatApi.members(target.path));
+    chatApi.people(target.workspace).then(
+      (found) => (people.value = found),
+      () => (people.value = []),
+    );
   }, [target.path]);
   const now = state.value;
   return (
@@ -185,11 +212,19 @@ function Members({ target, close }: { target: ConnectTarget; close: () => void }
             type="text"
             value={adding.value}
             placeholder="username"
+            list="chat-people"
             spellcheck={false}
             onInput={(event) => (adding.value = event.currentTarget.value)}
             data-autofocus
           />
         </label>
+        <datalist id="chat-people">
+          {people.value
+            .filter((person) => !now?.members.includes(person))
+            .map((person) => (
+              <option key={person} value={person} />
+            ))}
+        </datalist>
         {problem.value ? <p class="chat-field-note problem">{problem.value}</p> : null}
         <div class="chat-form-actions">
           {now && !now.private ? (

@@ -105,6 +105,8 @@ export const chatApi = {
       privateByDefault: true,
       ...(open ? { private: false } : invite.length ? { invite } : {}),
     }),
+  people: async (workspace: string) =>
+    (await request<{ people: string[] }>("GET", `/api/chats/people?${query({ workspace })}`)).people,
   members: (path: string) => request<ChatMembers>("GET", `/api/chats/members?${query({ path })}`),
   changeMembers: (path: string, action: "add" | "remove" | "private", username?: string) =>
     request<ChatMembers>("POST", "/api/chats/members", { path, action, ...(username ? { username } : {}) }),

@@ -19,6 +19,7 @@ from quire.api.chats import (
     AvatarSet,
     ChatCreated,
     ChatMembers,
+    ChatPeople,
     ChatSummary,
     ChatView,
     GifList,
@@ -257,6 +258,16 @@ class ChatService:
         return ChatCreated(
             path=str(target.path), created=False, converted=converted, private=private_now
         )
+
+    async def people(self, workspace: Path) -> ChatPeople:
+        """The accounts that may be invited to a chat in ``workspace`` (those a grant on it
+        reaches); none in single mode or for the server's own token."""
+        folder = self._workspace(workspace)
+        access = current_access()
+        _require_workspace(access, folder)
+        if access.identity is None:
+            return ChatPeople(people=())
+        return ChatPeople(people=tuple(await self.privacy.people(folder.name)))
 
     async def members(self, path: Path) -> ChatMembers:
         """Who can open the chat: open, or private with its member list; and its owner."""

@@ -160,6 +160,11 @@ class ChatPrivacy:
             for user_id in (creator.user_id, *invited):
                 await rows.add_member(session, chat_id, user_id, self._clock())
 
+    async def people(self, workspace: str) -> list[str]:
+        """Who could be invited to a chat in ``workspace``: the accounts a grant on it reaches."""
+        async with self._db.session() as session:
+            return await rows.people_of_workspace(session, workspace)
+
     async def forget(self, path: Path) -> None:
         """Drop the private chat at ``path`` (its note was never written)."""
         async with self._db.session() as session, session.begin():
