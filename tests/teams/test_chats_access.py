@@ -344,6 +344,10 @@ async def test_private_chats_on_each_database(tmp_path: Path, database_url: str)
         bob = await world.account("bob", grants=WRITE)
         await world.account("carol", grants=WRITE)
         path = await _private_chat(world, "alice", "db", ["carol"])
+        people = await alice.api.get(
+            "/api/chats/people", params={"workspace": str(world.workspace)}
+        )
+        assert people.json() == {"people": ["alice", "bob", "carol"]}
         assert (await bob.api.get("/api/chats/read", params={"path": path})).status_code == 403
         added = await alice.api.post(
             "/api/chats/members", json={"path": path, "action": "add", "username": "bob"}
