@@ -6,7 +6,7 @@ import pytest
 
 from quire.core.chat import MAX_ROLE_CHARS
 from quire.core.errors import DocumentInvalid, InvalidArgument
-from quire.markdown.chat import is_chat, make_chat, parse_chat, set_role
+from quire.markdown.chat import is_chat, make_chat, owner_of, parse_chat, set_role
 from quire.markdown.frontmatter import front_matter_block, parse_front_matter
 
 
@@ -255,3 +255,14 @@ def test_setting_a_role_leaves_the_rest_of_the_front_matter_readable_as_before()
     after = parse_front_matter(front_matter_block(changed) or "")
     assert after == {**before, "agents": {"lead": "Lead", "qa-1": "Test"}}
     assert changed.endswith("---\n\n#### lead · 2026-10-02T14:03:05Z\n\nhi\n")
+
+
+def test_a_chat_made_by_an_account_names_its_owner() -> None:
+    made = make_chat("", "Release", owner="alice")
+    assert made == "---\nquire-chat: true\nowner: alice\ntitle: Release\n---\n"
+    assert owner_of(made) == "alice"
+    converted = make_chat("---\ntags: [a]\n---\nText\n", owner="bob")
+    assert converted == "---\nquire-chat: true\nowner: bob\ntags: [a]\n---\nText\n"
+    kept = make_chat("---\nowner: carol\n---\nText\n", owner="bob")
+    assert owner_of(kept) == "carol"
+    assert owner_of(make_chat("Plain\n")) is None

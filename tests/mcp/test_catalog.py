@@ -131,7 +131,7 @@ ARGUMENTS = {
     "export_text": (["path", "offset", "limit"], []),
     "export_metadata": (["path", "offset"], []),
     "list_chats": (["workspace", "as"], []),
-    "create_chat": (["path", "title"], ["path"]),
+    "create_chat": (["path", "title", "private"], ["path"]),
     "read_chat": (["path", "as", "after"], ["path"]),
     "post_chat": (["path", "body", "as"], ["path", "body"]),
     "wait_chat": (["path", "as", "mentions_only", "after", "timeout_seconds"], ["path"]),

@@ -30,6 +30,7 @@ async def make_chat(h: AppHarness, client: Client) -> str:
         "path": str(h.mcp.workspace.resolve() / "Chats" / "team.md"),
         "created": True,
         "converted": False,
+        "private": False,
     }
     return str(created["path"])
 
@@ -62,7 +63,7 @@ async def test_create_post_read_and_list_a_chat(tmp_path: Path) -> None:
     assert read["next"] == 2
     [chat] = listed["chats"]
     assert (chat["path"], chat["messageCount"], chat["unread"]) == (path, 2, 1)
-    assert again == {"path": path, "created": False, "converted": False}
+    assert again == {"path": path, "created": False, "converted": False, "private": False}
 
 
 async def test_wait_chat_wakes_on_a_post_and_never_blocks_other_requests(

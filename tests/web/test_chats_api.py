@@ -88,6 +88,7 @@ async def test_a_chat_is_created_posted_to_read_and_listed(
         "path": str(path),
         "created": True,
         "converted": False,
+        "private": False,
     }
     assert await say(api, path, "ann", "Hello @bob and @all") == 1
     view = ok(await api.get("/api/chats/read", params={"path": str(path), "as": "bob"}))
@@ -121,6 +122,7 @@ async def test_a_chat_is_created_posted_to_read_and_listed(
                 "lastActivity": 1_700_000_000_000,
                 "unread": 1,
                 "pinned": False,
+                "private": False,
             }
         ]
     }

@@ -171,6 +171,18 @@ async def test_every_operation_answers_with_its_model(
     await post("/api/chats/session/stop", {"id": "s1"})
     await post("/api/chats/leave", {"path": str(chat), "as": "reviewer"})
     await post("/api/chats/pin", {"path": str(chat), "pinned": True})
+    await get("/api/chats/members", params={"path": str(chat)})
+    await get("/api/chats/people", params={"workspace": str(workspace)})
+    # Members are for accounts (multi mode; tests/teams/test_chats_access.py walks the 200s):
+    # the owner of a single-mode server is told so, in the error model.
+    members = await walk.client.post(
+        "/api/chats/members",
+        headers=AUTH,
+        json={"path": str(chat), "action": "private"},
+    )
+    assert members.status_code == 400, members.text
+    assert "team server" in members.json()["error"]["message"]
+    walk.seen.add(("POST", "/api/chats/members"))
     gifs = (await get("/api/chats/gifs", params={"workspace": str(workspace)})).json()
     await get(
         "/api/chats/gif", params={"workspace": str(workspace), "name": gifs["gifs"][0]["name"]}

@@ -15,8 +15,27 @@ from quire.api.base import Answer, StrictBody, omitted_when_none
 
 
 class ChatCreateBody(StrictBody):
+    """`private` (multi mode) makes a new note a private chat, with you and the accounts in
+    `invite` as its members. `privateByDefault` (what the window's + New sends) makes it
+    private when `private` is left out and the request is an account's on a team server."""
+
     path: str
     title: str | None = None
+    private: bool | None = None
+    privateByDefault: bool = False
+    invite: list[str] = Field(default_factory=list)
+
+
+MemberAction = Literal["add", "remove", "private"]
+
+
+class ChatMembersBody(StrictBody):
+    """A change to a chat's member list: add or remove the account `username`, or make the
+    chat private with only you (`private`)."""
+
+    path: str
+    action: MemberAction
+    username: str | None = None
 
 
 class ChatPostBody(StrictBody):
@@ -85,6 +104,7 @@ class ChatSummary(Answer):
     last_activity: int
     unread: int
     pinned: bool
+    private: bool = False
 
 
 class ChatList(Answer):
@@ -100,6 +120,24 @@ class ChatCreated(Answer):
     path: str
     created: bool
     converted: bool
+    private: bool = False
+
+
+class ChatPeople(Answer):
+    """Who may be invited to a chat in a workspace (team servers): the accounts a grant on it
+    reaches, by username; empty in single mode."""
+
+    people: tuple[str, ...]
+
+
+class ChatMembers(Answer):
+    """Who can open a chat: `private` false for an open chat (anyone who can read the note;
+    `members` empty then); `owner` is the account that may delete it (null: none named)."""
+
+    path: str
+    private: bool
+    members: tuple[str, ...]
+    owner: str | None
 
 
 class Message(Answer):

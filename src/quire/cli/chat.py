@@ -106,16 +106,22 @@ def chat_command() -> None:
 @chat_command.command("new")
 @CHAT
 @click.argument("title", required=False)
+@click.option(
+    "--private",
+    is_flag=True,
+    help="Team servers: a new note only your account can open until you add members.",
+)
 @AS_JSON
 @reports_errors
-def new_command(chat: str, title: str | None, as_json: bool) -> None:
-    """Make CHAT a chat: a new note titled TITLE, or the chat tag added to an existing note."""
+def new_command(chat: str, title: str | None, private: bool, as_json: bool) -> None:
+    """Make CHAT a chat: a new note titled TITLE, or the chat tag added to an existing note.
+    On a team server the chat is open to everyone who can read the note, unless --private."""
 
     async def work(link: ServerLink, invocation: Invocation) -> None:
         api, path = await resolve_chat(link, invocation, chat)
-        created = await api.create(path, title)
+        created = await api.create(path, title, private=private)
         if created.created:
-            text = f"Created the chat {created.path}."
+            text = f"Created the {'private ' if created.private else ''}chat {created.path}."
         elif created.converted:
             text = f"Turned {created.path} into a chat (its text is now the description)."
         else:

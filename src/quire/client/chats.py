@@ -62,9 +62,12 @@ class ChatApi:
         found = await self._call(ChatList, "GET", "/api/chats", params=params)
         return list(found.chats)
 
-    async def create(self, path: str, title: str | None = None) -> ChatCreated:
-        """Make ``path`` a chat: a new note, or the tag added to an existing one."""
-        body = _without_none({"path": path, "title": title})
+    async def create(
+        self, path: str, title: str | None = None, *, private: bool = False
+    ) -> ChatCreated:
+        """Make ``path`` a chat: a new note, or the tag added to an existing one; with
+        ``private``, a new note only its creator can open (multi mode)."""
+        body = _without_none({"path": path, "title": title, "private": True if private else None})
         return await self._call(ChatCreated, "POST", "/api/chats", body)
 
     async def read(

@@ -382,3 +382,33 @@ class Grant(Base):
     prefix: Mapped[str] = mapped_column(Text)
     access: Mapped[str] = mapped_column(String(WORD))
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class PrivateChat(Base):
+    """A private chat (multi mode): the note's stable identity, whose ``path`` (resolved,
+    absolute) follows the moves and renames made inside Quire. ``born_private``: created
+    private as a new note (nobody else ever read it), not made private later."""
+
+    __tablename__ = "private_chats"
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    path: Mapped[str] = mapped_column(Text, unique=True)
+    born_private: Mapped[bool] = mapped_column(Boolean(create_constraint=False))
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class ChatMember(Base):
+    """An account on a private chat's member list."""
+
+    __tablename__ = "chat_members"
+
+    chat_id: Mapped[int] = mapped_column(
+        AutoId, ForeignKey("private_chats.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(
+        String(USER_ID),
+        ForeignKey("accounts.user_id", ondelete="CASCADE"),
+        primary_key=True,
+        index=True,
+    )
+    added_at_ms: Mapped[int] = mapped_column(BigInteger)

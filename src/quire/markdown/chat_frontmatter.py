@@ -23,6 +23,9 @@ LEGACY_CHAT_TAG = "mdnest-chat"
 """The tag another chat tool writes; read as the same so its chats open in Quire."""
 ROLES_KEY = "agents"
 """The front matter key holding each agent's role, one ``name: role`` line per agent."""
+OWNER_KEY = "owner"
+"""The front matter key naming the account that made the chat (multi mode): who may delete
+it, besides workspace admins and superadmins."""
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _OPEN = re.compile(r"---[ \t]*(\r\n|\r|\n)")
@@ -159,26 +162,41 @@ def roles_of(properties: Mapping[str, JsonValue]) -> Mapping[str, str]:
     )
 
 
-def make_chat(text: str, title: str | None = None) -> str:
+def owner_of(text: str) -> str | None:
+    """The account named by the chat's ``owner:`` line, or None when there is none."""
+    properties, _ = front_matter_properties(text)
+    owner = properties.get(OWNER_KEY)
+    if isinstance(owner, bool) or not isinstance(owner, str | int | float):
+        return None
+    return str(owner).strip() or None
+
+
+def make_chat(text: str, title: str | None = None, owner: str | None = None) -> str:
     """``text`` with ``quire-chat: true`` in its front matter, and nothing else changed.
 
     A note without front matter gets a new block at the top; ``title`` is written only when
-    ``text`` is empty (a new note). A note that is a chat already comes back unchanged.
+    ``text`` is empty (a new note); ``owner`` (an account name) as an ``owner:`` line unless
+    the note names one already. A note that is a chat already comes back unchanged.
     Raises DocumentInvalid when the front matter is not ``key: value`` lines.
     """
     if is_chat(text):
         return text
     tag = f"{CHAT_TAG}: true"
+    owned = clean_line(owner or "")
     block = _block(text)
     if block is None:
         newline = _newline(text)
         lines = [tag]
+        if owned:
+            lines.append(f"{OWNER_KEY}: {_scalar(owned)}")
         heading = clean_line(title or "") if text == "" else ""
         if heading:
             lines.append(f"title: {_scalar(heading)}")
         return _with_new_block(text, lines, newline)
     if not block.is_mapping:
         raise DocumentInvalid(_NOT_A_MAPPING)
+    if owned and _top_level(block, OWNER_KEY) is None:
+        tag += block.newline + f"{OWNER_KEY}: {_scalar(owned)}"
     entry = _top_level(block, CHAT_TAG)
     if entry is not None:
         start, stop = entry

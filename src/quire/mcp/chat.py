@@ -81,7 +81,10 @@ async def create_chat_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
     path = await env.allowed_path(args["path"], "path", "write")
     chats = ChatApi(await env.link.api())
     resolved = await anyio.to_thread.run_sync(os.path.realpath, path)
-    created = await chats.create(resolved, args.get("title"))
+    private = args.get("private", False)
+    if not isinstance(private, bool):
+        raise InvalidArgument("`private` must be true or false.", argument="private")
+    created = await chats.create(resolved, args.get("title"), private=private)
     return created.dump()
 
 
@@ -192,8 +195,7 @@ LIST_CHATS = ToolSpec(
     title="List chats",
     description=(
         "The chats (notes where people and agents talk) of one workspace, or of every "
-        "workspace, most recently active first: path, title, messageCount, lastActivity (ms), "
-        "pinned, and unread counted for `as`."
+        "workspace, most recently active first; unread is counted for `as`."
     ),
     input_schema=s.obj(
         {"workspace": _WORKSPACE, "as": s.text("Count unread messages for this name.", filled=True)}
@@ -209,11 +211,15 @@ CREATE_CHAT = ToolSpec(
     title="Create a chat",
     description=(
         "Make a chat at path: a new note with title, or an existing note turned into a chat "
-        "(its text becomes the description; nothing else changes). A chat already is left "
-        "as it is. Returns {path, created, converted}."
+        "(its text becomes the description). A chat already is left as it is."
     ),
     input_schema=s.obj(
-        {"path": _CHAT, "title": s.text("The title of a new chat.", filled=True)}, ["path"]
+        {
+            "path": _CHAT,
+            "title": s.text("The title of a new chat.", filled=True),
+            "private": s.boolean("Team servers: a new chat only you can open.", False),
+        },
+        ["path"],
     ),
     output_schema=s.answer(ChatCreated),
     handler=create_chat_tool,
@@ -302,10 +308,9 @@ SET_CHAT_AVATAR = ToolSpec(
     name="set_chat_avatar",
     title="Set your chat avatar",
     description=(
-        "Give `as` a thumbnail in the workspace's chats, saved as ChatGifs/avatar-NAME.svg "
-        "(replacing one set before): pick a built-in (robot, owl, cat, alien, ghost, fox), "
-        "pick auto for the first one nobody has yet, or pass your own small SVG (about 64x64, "
-        "under 20 KB, no scripts or external links)."
+        "Give `as` a thumbnail in the workspace's chats, saved as ChatGifs/avatar-NAME.svg: "
+        "pick a built-in (robot, owl, cat, alien, ghost, fox), pick auto for the first one "
+        "nobody has yet, or pass your own small SVG (under 20 KB, no scripts or links)."
     ),
     input_schema=s.obj(
         {

@@ -130,7 +130,15 @@ async def open_services(
             Reviews(database, bus, windows, documents, clock=clock)
         )
         chats = await stack.enter_async_context(
-            ChatService(database, bus, documents, workspaces, clock=clock, history=recorder)
+            ChatService(
+                database,
+                bus,
+                documents,
+                workspaces,
+                clock=clock,
+                history=recorder,
+                multi=settings.multi,
+            )
         )
         export = ExportService(browser=settings.export_browser)
         stack.push_async_callback(export.aclose)

@@ -21,6 +21,7 @@ from quire.api.chats import (
     ChatDeleted,
     ChatLeaveBody,
     ChatList,
+    ChatMembersBody,
     ChatPathBody,
     ChatPinBody,
     ChatPostBody,
@@ -35,7 +36,7 @@ from quire.services.chat.chats import ChatService
 from quire.services.chat.sessions import Stopper, session_record
 from quire.web.answers import answer
 from quire.web.arguments import absolute_path, query_args, query_int, read_body
-from quire.web.context import current_user, services_of
+from quire.web.context import current_user, recheck_connections, services_of
 from quire.web.errors import error_response
 
 CHAT_TURNED_OFF = (
@@ -85,11 +86,49 @@ async def list_chats(request: Request, chats: ChatService) -> Response:
 @_chat_route
 async def create_chat(request: Request, chats: ChatService) -> Response:
     """Make the note at `path` a chat: a new note (with `title`, its folders created), or the
-    chat tag added to an existing note and nothing else. Answers `{path, created, converted}`
-    (both false when it was a chat already)."""
+    chat tag added to an existing note and nothing else. Answers `{path, created, converted,
+    private}` (both false when it was a chat already). In multi mode the chat gets an
+    `owner:` line naming your account; `private: true` (a new note only) makes it private,
+    with you and the accounts in `invite` as its only members. `privateByDefault: true` (the
+    window's + New) makes it private unless `private` is false, for an account in multi mode."""
     body = await read_body(request, ChatCreateBody)
-    created = await chats.create(current_user(request), absolute_path(body.path), body.title)
+    created = await chats.create(
+        current_user(request),
+        absolute_path(body.path),
+        body.title,
+        private=body.private,
+        invite=body.invite,
+        private_by_default=body.privateByDefault,
+    )
     return answer(created)
+
+
+@_chat_route
+async def chat_people(request: Request, chats: ChatService) -> Response:
+    """Who may be invited to a chat in `workspace` (a team server's accounts with a grant on
+    it): `{people}`, by username; empty in single mode."""
+    values = query_args(request, ("workspace",))
+    return answer(await chats.people(_required_path(values.get("workspace"), "workspace")))
+
+
+@_chat_route
+async def chat_members(request: Request, chats: ChatService) -> Response:
+    """Who can open the chat at `path`: `{path, private, members, owner}` (an open chat has
+    no members: anyone who can read the note reads it)."""
+    values = query_args(request, ("path",))
+    return answer(await chats.members(_required_path(values.get("path"))))
+
+
+@_chat_route
+async def change_chat_members(request: Request, chats: ChatService) -> Response:
+    """Change who can open a chat (multi mode): `action` `add` puts the account `username`
+    on its members (on an open chat, the first one makes it private with you and them),
+    `remove` takes them off (the last member stays; their open connections close), `private`
+    makes an open chat private with you alone. Answers `{path, private, members, owner}`."""
+    body = await read_body(request, ChatMembersBody)
+    changed = await chats.change_members(absolute_path(body.path), body.action, body.username)
+    await recheck_connections(request)
+    return answer(changed)
 
 
 @_chat_route
@@ -188,7 +227,8 @@ async def pin_chat(request: Request, chats: ChatService) -> Response:
 @_chat_route
 async def delete_chat(request: Request, chats: ChatService) -> Response:
     """Delete the chat's note (only a chat): everyone waiting in it gets `gone`, and its read
-    positions and pin are dropped. Answers `{deleted: true}`."""
+    positions and pin are dropped. In multi mode only its owner, a workspace admin or a
+    superadmin may delete it. Answers `{deleted: true}`."""
     body = await read_body(request, ChatPathBody)
     await chats.delete(current_user(request), absolute_path(body.path))
     return answer(ChatDeleted())
@@ -246,6 +286,9 @@ routes: list[BaseRoute] = [
     Route("/api/chats/session", chat_session, methods=["GET"]),
     Route("/api/chats/session/stop", chat_session_stop, methods=["POST"]),
     Route("/api/chats/pin", pin_chat, methods=["POST"]),
+    Route("/api/chats/members", chat_members, methods=["GET"]),
+    Route("/api/chats/people", chat_people, methods=["GET"]),
+    Route("/api/chats/members", change_chat_members, methods=["POST"]),
     Route("/api/chats/delete", delete_chat, methods=["POST"]),
     Route("/api/chats/gifs", chat_gifs, methods=["GET"]),
     Route("/api/chats/gif", chat_gif, methods=["GET"]),

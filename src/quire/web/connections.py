@@ -137,10 +137,16 @@ def _reason(before: SignedIn, now: SignedIn | None) -> str | None:
 
 def _keeps(before: Access, now: Access) -> bool:
     """Whether ``now`` still gives everything ``before`` gave (grants only add access, so
-    keeping every grant keeps every path; a new grant ends nothing)."""
+    keeping every grant keeps every path; a new grant ends nothing). A private chat newly
+    hidden takes access away when the account was on it (removed from its members) or when
+    it was made private after it was created (it was open to the account); a chat created
+    private by someone else ends nothing, since the account never had it."""
     if not isinstance(before, GrantedAccess) or not isinstance(now, GrantedAccess):
         return before == now
-    return set(before.grants) <= set(now.grants)
+    if not set(before.grants) <= set(now.grants):
+        return False
+    newly_hidden = now.hidden - before.hidden
+    return all(chat not in before.joined and chat in now.born_private for chat in newly_hidden)
 
 
 async def _answer_ended(scope: Scope, send: Send, reason: str, *, started: bool) -> None:

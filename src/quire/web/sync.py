@@ -29,9 +29,11 @@ from pycrdt import (
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from quire.services.chat.privacy import live_chat_guard
 from quire.services.document_access import writable
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.documents import LiveDocuments
+from quire.services.users.access import current_access
 from quire.web.context import services_of
 
 logger = logging.getLogger(__name__)
@@ -148,8 +150,11 @@ class _Connection:
             if not self._may_change:
                 logger.debug("Dropped an update of %s from an editor who may only read", live.path)
                 return
+            guard = live_chat_guard(current_access(), live)  # a chat only its owner unmakes
             with live.change(self._origin):
                 handle_sync_message(data[1:], live.ydoc)
+            if guard is not None:
+                guard.after()
             self._changed.set()
         elif data[0] == YMessageType.AWARENESS:
             live.awareness.apply_awareness_update(read_message(data[1:]), self)

@@ -30,6 +30,7 @@ import { initial } from "./words";
 export interface ListActions {
   newChat: () => void;
   connect: (chat: ChatSummary) => void;
+  members: (chat: ChatSummary) => void;
   remove: (chat: ChatSummary) => void;
 }
 
@@ -99,6 +100,11 @@ function ChatRow({
         <span class="chat-row-main">
           <span class="chat-row-title">{chat.title}</span>
           <span class="chat-row-meta">
+            {chat.private ? (
+              <span class="chat-private" title="Private: only its members can open it">
+                Private ·{" "}
+              </span>
+            ) : null}
             {chat.messageCount === 0
               ? "No messages yet"
               : `${chat.messageCount.toLocaleString()} message${chat.messageCount === 1 ? "" : "s"} · ${relativeTime(chat.lastActivity)}`}
@@ -147,6 +153,7 @@ export function ChatList({ actions }: { actions: ListActions }) {
           toast(copied ? "Copied the chat's path for `quire chat`." : "The browser would not copy the path.", copied ? "success" : "error"),
         ),
     },
+    { label: "Members…", icon: "note", run: () => actions.members(chat) },
     { label: "Connect an agent…", icon: "plug", run: () => actions.connect(chat) },
     { label: "Delete chat", icon: "trash", run: () => actions.remove(chat), danger: true },
   ];

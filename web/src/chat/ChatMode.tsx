@@ -7,6 +7,7 @@ import { useEffect } from "preact/hooks";
 import { title } from "../paths";
 import { ChatIcon } from "./ChatIcons";
 import { ChatList } from "./ChatList";
+import { chatApi, type ChatMembers } from "./chatApi";
 import {
   closeConversation,
   conversation,
@@ -14,6 +15,7 @@ import {
   deleteChat,
   leaveChats,
   listWorkspace,
+  refreshChats,
   returnTo,
   workspaces,
 } from "./chatState";
@@ -27,6 +29,18 @@ const DEFAULT_FOLDER = "Chats/";
 function NewChat({ close }: { close: () => void }) {
   const name = useSignal("");
   const folder = useSignal(DEFAULT_FOLDER);
+  const onlyInvited = useSignal(true);
+  const people = useSignal<string[]>([]);
+  const picked = useSignal<string[]>([]);
+  useEffect(() => {
+    const workspace = listWorkspace.value;
+    if (!workspace) return;
+    // Empty on a single-user server (or the server's own token): no privacy controls then.
+    chatApi.people(workspace).then(
+      (found) => (people.value = found),
+      () => (people.value = []),
+    );
+  }, [listWorkspace.value]);
   const busy = useSignal(false);
   const slug = chatSlug(name.value);
   const where = cleanFolder(folder.value);
@@ -42,7 +56,14 @@ function NewChat({ close }: { close: () => void }) {
   const create = async () => {
     if (!ready || busy.value || where === null) return;
     busy.value = true;
-    const made = await createChat(name.value.trim(), where, slug);
+    const team = people.value.length > 0;
+    const made = await createChat(
+      name.value.trim(),
+      where,
+      slug,
+      team && onlyInvited.value ? picked.value : [],
+      team && !onlyInvited.value,
+    );
     busy.value = false;
     if (made) close();
   };
@@ -70,6 +91,35 @@ function NewChat({ close }: { close: () => void }) {
           <span>Folder</span>
           <input type="text" value={folder.value} spellcheck={false} onInput={(event) => (folder.value = event.currentTarget.value)} />
         </label>
+        {people.value.length > 0 ? (
+          <label class="chat-field chat-field-check">
+            <input
+              type="checkbox"
+              checked={onlyInvited.value}
+              onChange={(event) => (onlyInvited.value = event.currentTarget.checked)}
+            />
+            <span>Only people I invite</span>
+          </label>
+        ) : null}
+        {people.value.length > 0 && onlyInvited.value ? (
+          <fieldset class="chat-invite" data-chat-invite>
+            <legend>Invite (none ticked: only you)</legend>
+            {people.value.map((person) => (
+              <label key={person} class="chat-field-check">
+                <input
+                  type="checkbox"
+                  checked={picked.value.includes(person)}
+                  onChange={(event) =>
+                    (picked.value = event.currentTarget.checked
+                      ? [...picked.value, person]
+                      : picked.value.filter((item) => item !== person))
+                  }
+                />
+                <span>{person}</span>
+              </label>
+            ))}
+          </fieldset>
+        ) : null}
         <p class={`chat-field-note ${problem ? "problem" : ""}`}>
           {problem ||
             (ready ? (
@@ -86,6 +136,112 @@ function NewChat({ close }: { close: () => void }) {
           </button>
           <button type="submit" class="button button-primary" disabled={!ready || busy.value}>
             {busy.value ? <span class="spinner" /> : null} Create chat
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function Members({ target, close }: { target: ConnectTarget; close: () => void }) {
+  const state = useSignal<ChatMembers | null>(null);
+  const problem = useSignal("");
+  const adding = useSignal("");
+  const people = useSignal<string[]>([]);
+  const busy = useSignal(false);
+  const run = async (work: () => Promise<ChatMembers>) => {
+    busy.value = true;
+    problem.value = "";
+    try {
+      state.value = await work();
+      void refreshChats();
+    } catch (error) {
+      problem.value = error instanceof Error ? error.message : String(error);
+    } finally {
+      busy.value = false;
+    }
+  };
+  useEffect(() => {
+    void run(() => chatApi.members(target.path));
+    chatApi.people(target.workspace).then(
+      (found) => (people.value = found),
+      () => (people.value = []),
+    );
+  }, [target.path]);
+  const now = state.value;
+  return (
+    <Dialog title="Members" label="Chat members" close={close}>
+      <p class="chat-dialog-lead">
+        {now === null
+          ? "Loading…"
+          : now.private
+            ? `${target.title} is private: only these accounts can open it.`
+            : `${target.title} is open: everyone who can read the note can read it. Add someone to make it private.`}
+      </p>
+      {now?.owner ? <p class="chat-field-note">Owner: {now.owner}</p> : null}
+      {now?.private ? (
+        <ul class="chat-members" data-chat-members>
+          {now.members.map((member) => (
+            <li key={member}>
+              <span>{member}</span>{" "}
+              <button
+                class="button button-ghost"
+                disabled={busy.value || now.members.length < 2}
+                title={now.members.length < 2 ? "The last member stays" : `Remove ${member}`}
+                onClick={() => void run(() => chatApi.changeMembers(target.path, "remove", member))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <form
+        class="chat-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const username = adding.value.trim();
+          if (!username) return;
+          adding.value = "";
+          void run(() => chatApi.changeMembers(target.path, "add", username));
+        }}
+      >
+        <label class="chat-field">
+          <span>Add</span>
+          <input
+            type="text"
+            value={adding.value}
+            placeholder="username"
+            list="chat-people"
+            spellcheck={false}
+            onInput={(event) => (adding.value = event.currentTarget.value)}
+            data-autofocus
+          />
+        </label>
+        <datalist id="chat-people">
+          {people.value
+            .filter((person) => !now?.members.includes(person))
+            .map((person) => (
+              <option key={person} value={person} />
+            ))}
+        </datalist>
+        {problem.value ? <p class="chat-field-note problem">{problem.value}</p> : null}
+        <div class="chat-form-actions">
+          {now && !now.private ? (
+            <button
+              type="button"
+              class="button button-ghost"
+              disabled={busy.value}
+              onClick={() => void run(() => chatApi.changeMembers(target.path, "private"))}
+            >
+              Make private
+            </button>
+          ) : null}
+          <button type="button" class="button button-ghost" onClick={close}>
+            Close
+          </button>
+          <button type="submit" class="button button-primary" disabled={busy.value || !adding.value.trim()}>
+            Add member
           </button>
         </div>
       </form>
@@ -125,6 +281,7 @@ function ConfirmDelete({ target, close }: { target: ConnectTarget; close: () => 
 export function ChatMode() {
   const connecting = useSignal<ConnectTarget | null>(null);
   const deleting = useSignal<ConnectTarget | null>(null);
+  const membersOf = useSignal<ConnectTarget | null>(null);
   const creating = useSignal(false);
   const back = returnTo.value;
   const open = conversation.value;
@@ -154,6 +311,7 @@ export function ChatMode() {
           actions={{
             newChat: () => (creating.value = true),
             connect: (chat) => (connecting.value = { path: chat.path, workspace: chat.workspace, title: chat.title }),
+            members: (chat) => (membersOf.value = { path: chat.path, workspace: chat.workspace, title: chat.title }),
             remove: (chat) => (deleting.value = { path: chat.path, workspace: chat.workspace, title: chat.title }),
           }}
         />
@@ -179,6 +337,7 @@ export function ChatMode() {
       </div>
       {creating.value ? <NewChat close={() => (creating.value = false)} /> : null}
       {connecting.value ? <ConnectAgent target={connecting.value} close={() => (connecting.value = null)} /> : null}
+      {membersOf.value ? <Members target={membersOf.value} close={() => (membersOf.value = null)} /> : null}
       {deleting.value ? <ConfirmDelete target={deleting.value} close={() => (deleting.value = null)} /> : null}
     </div>
   );

@@ -382,7 +382,11 @@ export function ConversationPane({ connect, onBack }: { connect: () => void; onB
       {open.deleted ? (
         <div class="chat-deleted" role="status">
           <ChatIcon name="alert" size={15} />
-          <span>This chat was deleted. Nothing more can be posted here.</span>
+          <span>
+            {open.revoked
+              ? `You no longer have access to this chat. ${open.revoked}`
+              : "This chat was deleted. Nothing more can be posted here."}
+          </span>
           <button class="button" onClick={closeConversation}>
             Back to the list
           </button>

@@ -12,6 +12,16 @@ export interface ChatSummary {
   lastActivity: number;
   unread: number;
   pinned: boolean;
+  /** Only the accounts on its member list can open it (team servers). */
+  private?: boolean;
+}
+
+/** Who can open a chat: open (no members), or private with its members; its owner. */
+export interface ChatMembers {
+  path: string;
+  private: boolean;
+  members: string[];
+  owner: string | null;
 }
 
 export interface ChatMessage {
@@ -87,8 +97,19 @@ export const chatApi = {
   workspaces: async () => (await request<{ workspaces: Workspace[] }>("GET", "/api/workspaces")).workspaces,
   list: async (workspace: string | null, as: string) =>
     (await request<{ chats: ChatSummary[] }>("GET", `/api/chats?${query({ workspace, as })}`)).chats,
-  create: (path: string, title: string) =>
-    request<{ path: string; created: boolean; converted: boolean }>("POST", "/api/chats", { path, title }),
+  // + New asks for a private chat by default: the server makes one on a team server only.
+  create: (path: string, title: string, invite: string[] = [], open = false) =>
+    request<{ path: string; created: boolean; converted: boolean; private: boolean }>("POST", "/api/chats", {
+      path,
+      title,
+      privateByDefault: true,
+      ...(open ? { private: false } : invite.length ? { invite } : {}),
+    }),
+  people: async (workspace: string) =>
+    (await request<{ people: string[] }>("GET", `/api/chats/people?${query({ workspace })}`)).people,
+  members: (path: string) => request<ChatMembers>("GET", `/api/chats/members?${query({ path })}`),
+  changeMembers: (path: string, action: "add" | "remove" | "private", username?: string) =>
+    request<ChatMembers>("POST", "/api/chats/members", { path, action, ...(username ? { username } : {}) }),
   read: (path: string, as: string, after?: number) =>
     request<ChatView>("GET", `/api/chats/read?${query({ path, as, after })}`),
   post: (path: string, as: string, body: string) => request<Posted>("POST", "/api/chats/post", { path, as, body }),

@@ -44,6 +44,8 @@ export interface Conversation {
   avatars: Record<string, string>;
   deleted: boolean;
   loaded: boolean;
+  /** Why this account may not read it (a private chat it is not, or no longer, on). */
+  revoked?: string;
 }
 
 const AS_KEY = "quire.chat.as";
@@ -268,6 +270,8 @@ export async function selectChat(path: string): Promise<void> {
     if (conversation.peek()?.path !== path) return;
     if (error instanceof ApiError && error.status === 404) {
       conversation.value = { ...empty, deleted: true, loaded: true };
+    } else if (error instanceof ApiError && error.status === 403) {
+      conversation.value = { ...empty, deleted: true, loaded: true, revoked: error.message };
     } else {
       conversation.value = null;
       reportError(error);
@@ -332,6 +336,10 @@ export async function fetchNew(): Promise<void> {
       } catch (error) {
         if (error instanceof ApiError && (error.status === 404 || error.type === "FileMissing")) {
           markDeleted(open.path);
+          break;
+        }
+        if (error instanceof ApiError && error.status === 403) {
+          conversation.value = { ...open, deleted: true, presence: [], revoked: error.message };
           break;
         }
         reportError(error);
@@ -407,7 +415,13 @@ export async function deleteChat(path: string): Promise<void> {
 }
 
 /** Create the chat `title` in `folder` (relative, ending in `/`) of the listed workspace. */
-export async function createChat(title: string, folder: string, slug: string): Promise<boolean> {
+export async function createChat(
+  title: string,
+  folder: string,
+  slug: string,
+  invite: string[] = [],
+  open = false,
+): Promise<boolean> {
   const workspace = listWorkspace.peek();
   if (!workspace) {
     toast("No workspace to create the chat in.", "error");
@@ -418,7 +432,7 @@ export async function createChat(title: string, folder: string, slug: string): P
   let path = `${base}${slug}.md`;
   for (let index = 2; taken.has(path); index++) path = `${base}${slug}-${index}.md`;
   try {
-    const created = await chatApi.create(path, title);
+    const created = await chatApi.create(path, title, invite, open);
     await refreshChats();
     await selectChat(created.path);
     return true;

@@ -6,12 +6,14 @@ last walk is judged by its identity alone). Blocking: call ``find`` from a worke
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from quire.core.errors import QuireError
 from quire.fs.encoding import decode_utf8
 from quire.fs.resolve import resolve_leniently
+from quire.fs.sandbox import is_document_name
 from quire.markdown.chat import is_chat
 from quire.services.chat.paths import ChatPath
 from quire.services.chat.tails import FileIdentity, file_identity, read_chat_file
@@ -44,6 +46,17 @@ class ChatFinder:
             if page.next_cursor is None:
                 return list(found.values())
             cursor = page.next_cursor
+
+    def find_below(self, folder: Path) -> list[Path]:
+        """The chats in ``folder`` and its subfolders (symlinks not followed), by path."""
+        found: list[Path] = []
+        for root, folders, files in os.walk(folder):
+            folders[:] = [name for name in folders if not name.startswith(".")]
+            for name in files:
+                path = Path(root) / name
+                if is_document_name(name) and not path.is_symlink() and self._is_chat(path):
+                    found.append(path)
+        return found
 
     def _is_chat(self, path: Path) -> bool:
         try:

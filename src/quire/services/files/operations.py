@@ -37,6 +37,7 @@ from quire.core.errors import AccessDenied, EditRefused, FileMissing, InvalidArg
 from quire.core.views import document_id
 from quire.fs.documents import read_document, write_document
 from quire.fs.names import note_file_name
+from quire.fs.resolve import resolve_leniently
 from quire.services.chat.chats import ChatService
 from quire.services.events import EventBus
 from quire.services.files import checks
@@ -190,6 +191,8 @@ class FileService:
                 lambda: checks.require_whole(access, path, "copy", write=False)
             )
         made, count = await anyio.to_thread.run_sync(ops.copy_entry, self._folders, path, to)
+        if self._chats is not None:  # a private chat's copy keeps its members
+            await self._chats.copied(resolve_leniently(path), resolve_leniently(made))
         self._tree(user, made, "created", is_folder=count.folders > 0)
         if self._history is not None:
             self._history.created(made, user, is_folder=count.folders > 0)
@@ -216,6 +219,8 @@ class FileService:
         # it points (in another workspace, or outside every one).
         holder = path if path in self._workspaces.folders else path.parent
         workspace = self._workspace(holder, "delete", shown=path)
+        if self._chats is not None:  # a chat only its owner (or an admin) may delete
+            await self._chats.check_delete(path)
         entry = await anyio.to_thread.run_sync(
             lambda: trash.trash_entry(self._folders, workspace, path, now_ms=self._clock())
         )

@@ -30,6 +30,7 @@ from quire.fs.folders import AllowedFolders
 from quire.markdown import edits, tasks
 from quire.markdown.edits import Replacement
 from quire.markdown.merge import Conflict, merge3
+from quire.services.chat.privacy import check_chat_edit
 from quire.services.document_access import readable, require_writable
 from quire.services.events import EventBus
 from quire.services.live.document import LiveDocument, Origin
@@ -48,9 +49,10 @@ from quire.services.live.files import (
 from quire.services.live.journal import text_hash
 from quire.services.live.outcomes import ContentSet, EditOutcome, PreviewedEdit
 from quire.services.live.previews import EditPreviews
-from quire.services.live.text_changes import TextChange, replacement_changes
+from quire.services.live.text_changes import TextChange, changed_text, replacement_changes
 from quire.services.live.versions import ContentVersions
 from quire.services.live.writer import JournalWriter
+from quire.services.users.access import current_access
 from quire.vault.watch import FileChange, FolderWatcher
 
 logger = logging.getLogger(__name__)
@@ -635,6 +637,8 @@ class LiveDocuments:
         """Store the update of ``changes`` in the journal, then apply it (and so send it to
         every editor). When it cannot be stored nothing is applied or sent, and the error says
         so: a retry cannot apply the edit twice."""
+        if current_access().identity is not None:  # multi mode: a chat's owner rules
+            check_chat_edit(current_access(), live.path, current, changed_text(current, changes))
         try:
             await live.store_and_apply(current, changes, origin)
         except QuireError as exc:

@@ -62,6 +62,18 @@ def text_changes(old: str, new: str) -> list[TextChange]:
     return changes
 
 
+def changed_text(old: str, changes: Sequence[TextChange]) -> str:
+    """``old`` with ``changes`` (in order, not overlapping) made."""
+    parts: list[str] = []
+    at = 0
+    for change in changes:
+        parts.append(old[at : change.start])
+        parts.append(change.insert)
+        at = change.end
+    parts.append(old[at:])
+    return "".join(parts)
+
+
 def replacement_changes(old: str, start: int, end: int, insert: str) -> list[TextChange]:
     """The one change replacing ``old[start:end]`` with ``insert``, trimmed to what differs."""
     return list(_trimmed(old, start, end, insert))

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from quire.core.errors import AccessDenied, FileMissing
@@ -54,6 +55,15 @@ class Access:
         """Whether a listing may show the folder ``path`` (by name): it is readable, or a
         grant below it is reached through it."""
         return True
+
+    def hides(self, path: Path) -> bool:
+        """Whether ``path`` is a private chat the account is not a member of (its grants
+        may cover it, yet it gets no access)."""
+        return False
+
+    def granted_level(self, path: Path) -> Level | None:
+        """The access the grants alone give to ``path``, private chats not considered."""
+        return self.level(path)
 
     def may_read(self, path: Path) -> bool:
         """Whether ``path`` may be read (write access includes read)."""
@@ -96,6 +106,14 @@ class GrantedAccess(Access):
     account: Identity
     grants: tuple[Grant, ...]
     workspaces: Sequence[tuple[Path, str]]
+    hidden: frozenset[Path] = frozenset()
+    """The private chats (resolved absolute paths) the account is not a member of: no access,
+    whatever the grants say."""
+    joined: frozenset[Path] = frozenset()
+    """The private chats the account is a member of."""
+    born_private: frozenset[Path] = frozenset()
+    """The private chats that were created private (nobody outside their members ever had
+    them); the others were made private later."""
 
     @property
     def identity(self) -> Identity:
@@ -107,13 +125,35 @@ class GrantedAccess(Access):
 
     def level(self, path: Path) -> Level | None:
         try:
-            located = self._locate(path)
+            resolved = resolve_leniently(path)
+            located = self._placed(resolved)
             if located is None:
+                return None
+            if self.hidden and _key(resolved) in self._hidden_keys:
                 return None
             return access_to(self.grants, *located)
         except Exception:
             logger.exception("An access check failed, so access was denied")
             return None
+
+    def hides(self, path: Path) -> bool:
+        try:
+            return bool(self.hidden) and _key(resolve_leniently(path)) in self._hidden_keys
+        except Exception:
+            logger.exception("An access check failed, so the path was hidden")
+            return True
+
+    def granted_level(self, path: Path) -> Level | None:
+        try:
+            located = self._locate(path)
+            return None if located is None else access_to(self.grants, *located)
+        except Exception:
+            logger.exception("An access check failed, so access was denied")
+            return None
+
+    @cached_property
+    def _hidden_keys(self) -> frozenset[str]:
+        return frozenset(_key(path) for path in self.hidden)
 
     def sees_folder(self, path: Path) -> bool:
         try:
@@ -128,7 +168,10 @@ class GrantedAccess(Access):
     def _locate(self, path: Path) -> tuple[str, str] | None:
         """The workspace name and the ``/``-separated path inside it of ``path`` (resolved
         through symlinks), from the innermost served folder holding it; None outside them."""
-        resolved = resolve_leniently(path)
+        return self._placed(resolve_leniently(path))
+
+    def _placed(self, resolved: Path) -> tuple[str, str] | None:
+        """``_locate`` of a path already resolved."""
         best: tuple[Path, str] | None = None
         for folder, name in self.workspaces:
             if resolved.is_relative_to(folder) and (
@@ -139,6 +182,12 @@ class GrantedAccess(Access):
             return None
         relative = resolved.relative_to(best[0]).as_posix()
         return best[1], "" if relative == "." else unicodedata.normalize("NFC", relative)
+
+
+def _key(path: Path) -> str:
+    """How private chat paths are matched: without regard to case or Unicode form (some disks
+    open ``CHATS/A.md`` as ``Chats/a.md``)."""
+    return unicodedata.normalize("NFC", str(path)).casefold()
 
 
 def not_found(path: Path) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from quire.db.engine import Database
+from quire.db.private_chats import private_chats_for
 from quire.services.users.access import GrantedAccess
 from quire.services.users.accounts import Accounts
 from quire.services.users.grants import Grants, reaching
@@ -42,7 +43,16 @@ class Team:
         self.grants = Grants(db, clock=clock)
 
     async def access_of(self, identity: Identity) -> GrantedAccess:
-        """What ``identity`` may reach now: every grant of its own and of its groups."""
+        """What ``identity`` may reach now: every grant of its own and of its groups, less
+        the private chats it is not a member of."""
         async with self._db.session() as session:
             grants = await reaching(session, identity.user_id)
-        return GrantedAccess(account=identity, grants=grants, workspaces=self._workspaces)
+            private = await private_chats_for(session, identity.user_id)
+        return GrantedAccess(
+            account=identity,
+            grants=grants,
+            workspaces=self._workspaces,
+            hidden=frozenset(Path(chat.path) for chat in private if not chat.member),
+            joined=frozenset(Path(chat.path) for chat in private if chat.member),
+            born_private=frozenset(Path(chat.path) for chat in private if chat.born_private),
+        )
