@@ -8,6 +8,7 @@ request.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -25,8 +26,9 @@ from quire.services.users.tokens import Tokens
 
 def workspace_names(folders: Sequence[Path]) -> tuple[tuple[Path, str], ...]:
     """Each served folder with the name grants use for it (its folder name, as
-    ``GET /api/workspaces`` shows it)."""
-    return tuple((folder, folder.name) for folder in folders)
+    ``GET /api/workspaces`` shows it), in NFC as grants store names: a folder whose name the
+    disk holds in NFD (as macOS may) still matches its grants."""
+    return tuple((folder, unicodedata.normalize("NFC", folder.name)) for folder in folders)
 
 
 class Team:
