@@ -159,3 +159,93 @@ async def test_the_events_socket_tells_an_account_only_of_what_it_may_read(
         assert {frame["kind"] for frame in heard} == {"activity", "document"}
         assert all("keys.md" not in json.dumps(frame) for frame in heard)
         assert all("plan.md" in json.dumps(frame) for frame in heard)
+
+
+async def _subscribed(world: TeamWorld, *usernames: str) -> None:
+    with anyio.fail_after(5):
+        while not all(world.services.bus.subscriber_count(name) for name in usernames):  # noqa: ASYNC110
+            await anyio.sleep(0.005)
+
+
+async def _chat_frames_until(connection: ClientConnection, path: str) -> list[str]:
+    """The chat paths heard, up to and including a chat event about ``path``."""
+    heard: list[str] = []
+    with anyio.fail_after(10):
+        while path not in heard:
+            frame = json.loads(await connection.recv())
+            if frame["kind"] == "chat":
+                heard.append(frame["data"]["path"])
+    return heard
+
+
+async def test_a_private_chat_made_while_windows_are_open_is_heard_by_its_members_only(
+    tmp_path: Path,
+) -> None:
+    """Chat events reach every account that may read the chat (not only the poster's own
+    windows), and a private chat made after a window connected is still hidden from it."""
+    async with served(tmp_path) as (world, url):
+        write = [("team", "", "write")]
+        alice = await world.account("alice", grants=write)
+        bob = await world.account("bob", grants=write)
+        carol = await world.account("carol", grants=write)
+        secret = str(world.workspace / "Chats" / "secret.md")
+        public = str(world.workspace / "Chats" / "public.md")
+        async with (
+            socket(f"{url}/ws/events", bob) as bob_events,
+            socket(f"{url}/ws/events", carol) as carol_events,
+        ):
+            await _subscribed(world, "bob", "carol")
+            made = await alice.api.post(
+                "/api/chats",
+                json={"path": secret, "title": "Secret", "private": True, "invite": ["bob"]},
+            )
+            assert made.status_code == 200, made.text
+            opened = await alice.api.post("/api/chats", json={"path": public, "title": "Public"})
+            assert opened.status_code == 200, opened.text
+            for path in (secret, public):
+                posted = await alice.api.post(
+                    "/api/chats/post", json={"path": path, "as": "alice", "body": "Hello."}
+                )
+                assert posted.status_code == 200, posted.text
+            assert secret in await _chat_frames_until(bob_events, public)
+            assert await _chat_frames_until(carol_events, public) == [public]
+
+
+async def test_a_new_grant_ends_the_events_socket_so_the_window_reloads(tmp_path: Path) -> None:
+    async with served(tmp_path) as (world, url):
+        carol = await world.account("carol")
+        async with socket(f"{url}/ws/events", carol) as events:
+            await _subscribed(world, "carol")
+            await world.team.grants.grant("carol", "team", "", access="read")
+            await world.app.state.connections.recheck()
+            assert await close_code(events) == 1013
+        async with socket(f"{url}/ws/events", carol) as again:
+            await _subscribed(world, "carol")
+            await world.app.state.connections.recheck()
+            with anyio.move_on_after(0.5):
+                await again.recv()
+                pytest.fail("a socket opened after the grant was ended again")
+
+
+async def test_removing_a_member_invited_after_his_window_opened_closes_it(
+    tmp_path: Path,
+) -> None:
+    """bob's events socket opened before alice made the chat with him on it: taking him off
+    still ends it at once (he held the chat since then)."""
+    async with served(tmp_path) as (world, url):
+        write = [("team", "", "write")]
+        alice = await world.account("alice", grants=write)
+        bob = await world.account("bob", grants=write)
+        chat = str(world.workspace / "Chats" / "pair.md")
+        async with socket(f"{url}/ws/events", bob) as events:
+            await _subscribed(world, "bob")
+            made = await alice.api.post(
+                "/api/chats",
+                json={"path": chat, "title": "Pair", "private": True, "invite": ["bob"]},
+            )
+            assert made.status_code == 200, made.text
+            removed = await alice.api.post(
+                "/api/chats/members", json={"path": chat, "action": "remove", "username": "bob"}
+            )
+            assert removed.status_code == 200, removed.text
+            assert await close_code(events) == 4403

@@ -201,3 +201,28 @@ async def test_a_subscription_made_as_an_account_filters_what_it_hears(team: Pat
         bus.close()
         heard = [event async for event in events]
     assert heard == [opened(team / "open/p.md")]
+
+
+async def test_a_subscription_looks_its_access_up_again_after_access_changed(team: Path) -> None:
+    """A private chat made (or a member removed) after a window subscribed: the next event is
+    judged by the access looked up again; without a way to look it up the stream ends."""
+    bus = EventBus()
+    later = reader(team, "open", "secret")
+    now = [reader(team, "open", "secret")]
+
+    async def refresh() -> GrantedAccess:
+        return now[0]
+
+    with acting_as(later):
+        refreshed = bus.subscribe("alice", refresh)
+        fixed = bus.subscribe("alice")
+    async with refreshed as events, fixed as stale:
+        now[0] = reader(team, "open")
+        bus.access_changed()
+        bus.publish("alice", opened(team / "secret/k.md"))
+        bus.publish("alice", opened(team / "open/p.md"))
+        bus.close()
+        heard = [event async for event in events]
+        stale_heard = [event async for event in stale]
+    assert heard == [opened(team / "open/p.md")]
+    assert stale_heard == []

@@ -11,7 +11,7 @@ slow reader. It holds no history: a browser that connects later reads the state 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import anyio
@@ -38,6 +38,18 @@ class EventBus:
     def __init__(self) -> None:
         self._subscribers: dict[str, set[MemoryObjectSendStream[Event]]] = {}
         self._closed = False
+        self._access_epoch = 0
+
+    def access_changed(self) -> None:
+        """Say that who may read what has changed (a private chat made, or its members
+        changed): every account's subscription looks its access up again before it lets the
+        next event through, so a private chat made after a window connected stays hidden."""
+        self._access_epoch += 1
+
+    @property
+    def access_epoch(self) -> int:
+        """How many times ``access_changed`` was called."""
+        return self._access_epoch
 
     def publish(self, user: str, event: Event) -> None:
         """Deliver ``event`` to every subscriber of ``user``; never blocks."""
@@ -60,15 +72,19 @@ class EventBus:
         for user in list(self._subscribers):
             self.publish(user, event)
 
-    def subscribe(self, user: str) -> AbstractAsyncContextManager[AsyncIterator[Event]]:
+    def subscribe(
+        self, user: str, refresh: Callable[[], Awaitable[Access]] | None = None
+    ) -> AbstractAsyncContextManager[AsyncIterator[Event]]:
         """``async with bus.subscribe(user) as events: async for event in events: …``.
 
         Events published after the ``async with`` is entered are delivered in order; the
         iteration ends when the bus closes or the subscriber falls too far behind. The
         request's access (``current_access``) decides what is delivered: an account hears only
-        of what it may read.
+        of what it may read. ``refresh`` looks that access up again; it is called after
+        ``access_changed`` (without it, or when it fails, the subscription ends rather than
+        deliver by an access that may be stale).
         """
-        return self._subscription(user, current_access())
+        return self._subscription(user, current_access(), refresh)
 
     def subscriber_count(self, user: str) -> int:
         """How many subscribers ``user`` has now."""
@@ -82,7 +98,9 @@ class EventBus:
                 self._drop(user, stream)
 
     @asynccontextmanager
-    async def _subscription(self, user: str, access: Access) -> AsyncIterator[AsyncIterator[Event]]:
+    async def _subscription(
+        self, user: str, access: Access, refresh: Callable[[], Awaitable[Access]] | None
+    ) -> AsyncIterator[AsyncIterator[Event]]:
         send: MemoryObjectSendStream[Event]
         receive: MemoryObjectReceiveStream[Event]
         send, receive = anyio.create_memory_object_stream[Event](MAX_BEHIND)
@@ -92,7 +110,7 @@ class EventBus:
             self._subscribers.setdefault(user, set()).add(send)
         try:
             with receive:
-                yield receive if not access.restricted else _Visible(receive, access)
+                yield receive if not access.restricted else _Visible(receive, access, self, refresh)
         finally:
             self._drop(user, send)
 
@@ -109,15 +127,39 @@ class _Visible:
     """The events of a subscription as ``access`` may see them (``quire.services.event_access``);
     a plain iterator, not an async generator, so nothing is left to finalise when it stops."""
 
-    def __init__(self, events: AsyncIterator[Event], access: Access) -> None:
+    def __init__(
+        self,
+        events: AsyncIterator[Event],
+        access: Access,
+        bus: EventBus,
+        refresh: Callable[[], Awaitable[Access]] | None,
+    ) -> None:
         self._events = events
         self._access = access
+        self._bus = bus
+        self._refresh = refresh
+        self._epoch = bus.access_epoch
 
     def __aiter__(self) -> _Visible:
         return self
 
     async def __anext__(self) -> Event:
         while True:
-            shown = visible_event(await anext(self._events), self._access)
+            event = await anext(self._events)
+            if self._epoch != self._bus.access_epoch:
+                self._epoch = self._bus.access_epoch
+                self._access = await self._fresh_access()
+            shown = visible_event(event, self._access)
             if shown is not None:
                 return shown
+
+    async def _fresh_access(self) -> Access:
+        """The subscriber's access looked up again; the subscription ends (the browser
+        reconnects and reloads) when it cannot be."""
+        if self._refresh is None:
+            raise StopAsyncIteration
+        try:
+            return await self._refresh()
+        except Exception:
+            logger.exception("Looking up an event listener's access failed; ending it")
+            raise StopAsyncIteration from None

@@ -100,6 +100,9 @@ async def create_chat(request: Request, chats: ChatService) -> Response:
         invite=body.invite,
         private_by_default=body.privateByDefault,
     )
+    if created.private:
+        # Its members' open connections now hold it, so removing one of them later ends them.
+        await recheck_connections(request)
     return answer(created)
 
 

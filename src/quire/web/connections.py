@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from quire.services.users.access import Access, GrantedAccess
 from quire.web.auth import WS_FORBIDDEN, WS_UNAUTHORIZED, Credential, SignedIn, TeamSignIn
 from quire.web.errors import error_response
+from quire.web.events import CLOSE_RECONNECT, EVENTS_PATH
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ RECHECK_S = 1.0
 """How often open requests are checked against changes made by another process."""
 
 ENDED = "Your access was taken away: sign in again, or ask a workspace admin."
+GREW = "Your access grew: reconnect and reload the window state."
 
 
 @dataclass(eq=False)
@@ -40,7 +42,11 @@ class _Open:
     signed: SignedIn
     scope: anyio.CancelScope
     ended: str | None = None
-    """Why it was stopped: ``signed-out`` or ``access-changed`` (None while it runs)."""
+    """Why it was stopped: ``signed-out``, ``access-changed`` or ``access-grew`` (None while
+    it runs)."""
+    reloads: bool = False
+    """A window's event stream (``/ws/events``): ended when the account's grants grow too, so
+    the window reconnects, reloads and shows what it was just granted."""
 
 
 @dataclass
@@ -69,7 +75,8 @@ class OpenConnections:
                 started = True
             await send(message)
 
-        item = _Open(signed, anyio.CancelScope())
+        reloads = scope["type"] == "websocket" and scope.get("path") == EVENTS_PATH
+        item = _Open(signed, anyio.CancelScope(), reloads=reloads)
         self._open.setdefault(signed.credential, set()).add(item)
         self._wake.set()
         try:
@@ -99,6 +106,12 @@ class OpenConnections:
                 now = None
             for item in picked:
                 reason = _reason(item.signed, now)
+                if now is not None and (reason is None or reason == "access-grew"):
+                    # What it keeps is judged against the access last seen, not the one it
+                    # opened with: a private chat joined since then counts as held.
+                    item.signed = now
+                if reason == "access-grew" and not item.reloads:
+                    continue
                 if reason is not None and item.ended is None:
                     item.ended = reason
                     item.scope.cancel()
@@ -132,7 +145,18 @@ def _reason(before: SignedIn, now: SignedIn | None) -> str | None:
         return "signed-out"
     if now.user != before.user or not _keeps(before.access, now.access):
         return "access-changed"
+    if _grew(before.access, now.access):
+        return "access-grew"
     return None
+
+
+def _grew(before: Access, now: Access) -> bool:
+    """Whether ``now`` holds grants ``before`` did not (it kept all of ``before``'s)."""
+    return (
+        isinstance(before, GrantedAccess)
+        and isinstance(now, GrantedAccess)
+        and set(now.grants) != set(before.grants)
+    )
 
 
 def _keeps(before: Access, now: Access) -> bool:
@@ -154,7 +178,9 @@ async def _answer_ended(scope: Scope, send: Send, reason: str, *, started: bool)
     WebSocket, a 401/403 on a request that had not answered yet (else nothing: the connection
     ends)."""
     try:
-        if scope["type"] == "websocket":
+        if scope["type"] == "websocket" and reason == "access-grew":
+            await send({"type": "websocket.close", "code": CLOSE_RECONNECT, "reason": GREW})
+        elif scope["type"] == "websocket":
             code = WS_UNAUTHORIZED if reason == "signed-out" else WS_FORBIDDEN
             await send({"type": "websocket.close", "code": code, "reason": ENDED})
         elif not started:

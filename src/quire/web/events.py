@@ -10,12 +10,15 @@ the window state from the API.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable
 
 import anyio
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from quire.api.events import Event
+from quire.services.users.access import Access, current_access
+from quire.services.users.team import Team
 from quire.web.context import current_user, services_of
 
 EVENTS_PATH = "/ws/events"
@@ -33,10 +36,14 @@ async def events_socket(websocket: WebSocket) -> None:
     The subscription starts before the handshake completes, so no event published once the
     browser is connected can be missed.
     """
-    bus = services_of(websocket).bus
+    services = services_of(websocket)
+    bus = services.bus
     user = current_user(websocket)
     ended = False
-    async with bus.subscribe(user) as events, anyio.create_task_group() as group:
+    async with (
+        bus.subscribe(user, _refresher(services.team)) as events,
+        anyio.create_task_group() as group,
+    ):
         await websocket.accept()
         group.start_soon(_until_disconnect, websocket, group.cancel_scope)
         try:
@@ -50,6 +57,20 @@ async def events_socket(websocket: WebSocket) -> None:
     if ended:
         with contextlib.suppress(WebSocketDisconnect):
             await websocket.close(CLOSE_RECONNECT, "reconnect and reload the window state")
+
+
+def _refresher(team: Team | None) -> Callable[[], Awaitable[Access]] | None:
+    """How the socket's account access is looked up again (a private chat made or its members
+    changed while it is open); None for the owner, who reaches everything anyway."""
+    identity = current_access().identity
+    if team is None or identity is None:
+        return None
+    account = identity
+
+    async def refresh() -> Access:
+        return await team.access_of(account)
+
+    return refresh
 
 
 async def _until_disconnect(websocket: WebSocket, scope: anyio.CancelScope) -> None:

@@ -114,7 +114,7 @@ class ChatService:
         )
         self.sessions = ChatSessions(db, clock)
         """The agent sessions, for the keepalive hook's lookups."""
-        self.privacy = ChatPrivacy(db, clock)
+        self.privacy = ChatPrivacy(db, clock, bus.access_changed)
         """The private chats and their members (multi mode)."""
         self._locks: dict[str, anyio.Lock] = {}
         self._watcher: FolderWatcher | None = None
@@ -375,7 +375,7 @@ class ChatService:
             state = await self._writer.append(target, author, stamp, text)
         self._waits.notify(target.key)
         data = ChatData(path=target.key, number=state.count, author=author)
-        self._bus.publish(user, ChatEvent(data=data))
+        self._bus.publish_all(ChatEvent(data=data))
         self._announce(user, target.key, self._presence.posted(target.key, name))
         return Posted(kind="message", number=state.count)
 
@@ -447,7 +447,7 @@ class ChatService:
         for waiting in waited:
             self._waits.notify(waiting)
         for chat in sorted(known):
-            self._bus.publish(user, ChatDeletedEvent(data=ChatNamed(path=str(chat))))
+            self._bus.publish_all(ChatDeletedEvent(data=ChatNamed(path=str(chat))))
             self._announce(user, str(chat), True)
 
     @contextmanager
@@ -613,7 +613,7 @@ class ChatService:
 
     def _announce(self, user: str, chat: str, changed: bool) -> None:
         if changed:
-            self._bus.publish(user, ChatPresenceEvent(data=ChatNamed(path=chat)))
+            self._bus.publish_all(ChatPresenceEvent(data=ChatNamed(path=chat)))
 
     async def _watch(self, folder: Path) -> None:
         if self._watcher is None or folder in self._watched:

@@ -12,7 +12,8 @@ In single mode, and for the server's own token, nothing here refuses anything.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -128,9 +129,21 @@ def check_chat_edit(access: Access, path: Path, old: str, new: str) -> None:
 class ChatPrivacy:
     """The private chats of one server and their member lists."""
 
-    def __init__(self, db: Database, clock: Callable[[], int]) -> None:
+    def __init__(
+        self, db: Database, clock: Callable[[], int], changed: Callable[[], None] = lambda: None
+    ) -> None:
         self._db = db
         self._clock = clock
+        self._changed = changed
+        """Called after every change of who may open a chat (once it is in the database),
+        so open event streams look their access up again."""
+
+    @asynccontextmanager
+    async def _changing(self) -> AsyncIterator[AsyncSession]:
+        """A transaction that changes who may open a chat; ``changed`` once it committed."""
+        async with self._db.session() as session, session.begin():
+            yield session
+        self._changed()
 
     async def is_private(self, path: Path) -> bool:
         """Whether the chat at ``path`` (resolved) is private."""
@@ -154,7 +167,7 @@ class ChatPrivacy:
         self, path: Path, creator: Identity, invite: Iterable[str], workspace: str
     ) -> None:
         """Make the new chat at ``path`` private, with its creator and ``invite`` on it."""
-        async with self._db.session() as session, session.begin():
+        async with self._changing() as session:
             invited = [await _invitee(session, name, workspace) for name in invite]
             chat_id = await rows.make_private(session, str(path), born=True, now_ms=self._clock())
             for user_id in (creator.user_id, *invited):
@@ -167,13 +180,13 @@ class ChatPrivacy:
 
     async def forget(self, path: Path) -> None:
         """Drop the private chat at ``path`` (its note was never written)."""
-        async with self._db.session() as session, session.begin():
+        async with self._changing() as session:
             await rows.forget_private(session, str(path))
 
     async def add(self, path: Path, by: Identity, username: str | None, workspace: str) -> None:
         """Put ``username`` on the chat's list (on an open chat: make it private with ``by``
         and them); ``username`` None makes it private with ``by`` alone."""
-        async with self._db.session() as session, session.begin():
+        async with self._changing() as session:
             added = None if username is None else await _invitee(session, username, workspace)
             chat_id = await rows.chat_id_at(session, str(path))
             if chat_id is None:
@@ -187,7 +200,7 @@ class ChatPrivacy:
     async def remove(self, path: Path, username: str) -> None:
         """Take ``username`` off the chat's list (the last member stays)."""
         name = canonical_username(username)
-        async with self._db.session() as session, session.begin():
+        async with self._changing() as session:
             chat_id = await rows.chat_id_at(session, str(path))
             if chat_id is None:
                 raise InvalidArgument(
@@ -213,7 +226,7 @@ class ChatPrivacy:
 
     async def moved(self, source: Path, target: Path) -> None:
         """The note or folder ``source`` is now ``target``: its private chats follow."""
-        async with self._db.session() as session, session.begin():
+        async with self._changing() as session:
             await rows.move_private_chats(session, str(source), str(target))
 
     async def copied(self, pairs: Sequence[tuple[Path, Path]]) -> None:
@@ -221,7 +234,7 @@ class ChatPrivacy:
         same members."""
         if not pairs:
             return
-        async with self._db.session() as session, session.begin():
+        async with self._changing() as session:
             for source, target in pairs:
                 chat_id = await rows.chat_id_at(session, str(source))
                 if chat_id is None:
