@@ -27,6 +27,19 @@ export function identity(): Identity {
   return cached;
 }
 
+/** On a team server the signed-in account's username is this browser's default name (a name the
+ * person set in Settings stays). */
+export function adoptAccountName(username: string): void {
+  const current = identity();
+  let chosen: string | null = null;
+  try {
+    chosen = localStorage.getItem("quire.name");
+  } catch {
+    // Storage can be off: nothing was chosen then.
+  }
+  if (!chosen) cached = { ...current, name: username };
+}
+
 /** A stable colour for a name (an agent's flash, its avatar dot). */
 export function colorFor(name: string): string {
   let hash = 0;

@@ -263,6 +263,7 @@ export function boot(): void {
 /** After the event socket reconnects: anything may have changed while it was down. */
 export function resync(): void {
   void refreshWindow();
+  void refreshFiles();
   const tab = activeTab.peek();
   if (tab) refreshDocumentState(tab.docId);
   void refreshRecents();

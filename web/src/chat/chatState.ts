@@ -5,7 +5,7 @@
 import { batch, computed, signal } from "@preact/signals";
 import { ApiError, type View } from "../api";
 import type { WindowEvent } from "../events";
-import { identity } from "../identity";
+import { adoptAccountName, identity } from "../identity";
 import { takePlace } from "../scroll";
 import { activate, activeTab, connection, files, openPath, setView, toast, windowState } from "../state";
 import { chatApi, type ChatMessage, type ChatSummary, type Presence, type Workspace } from "./chatApi";
@@ -209,6 +209,14 @@ export function setCollapsed(collapsed: boolean): void {
 }
 
 let asTimer: number | undefined;
+/** Signed in as an account on a team server: its username replaces the default `as` name (a
+ * name typed in the `as` box stays), so posts are not labelled "Owner (via username)". */
+export function takeAccountName(username: string): void {
+  const before = identity().name;
+  adoptAccountName(username);
+  if (!stored(AS_KEY) && asName.peek() === before) asName.value = identity().name;
+}
+
 export function setAsName(name: string): void {
   asName.value = name;
   store(AS_KEY, name);

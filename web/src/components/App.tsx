@@ -5,7 +5,7 @@
 import { useEffect } from "preact/hooks";
 import { onUnauthorized } from "../api";
 import { ChatMode } from "../chat/ChatMode";
-import { chatOpen, handleChatEvent, openFromAddress } from "../chat/chatState";
+import { chatOpen, handleChatEvent, openFromAddress, takeAccountName } from "../chat/chatState";
 import { keepLive } from "../collab";
 import { EventChannel, type WindowEvent } from "../events";
 import { exportDialog } from "../exporting";
@@ -13,7 +13,7 @@ import { closeFileDialog, fileDialog, handleDeletedEvent } from "../files/action
 import { FileDialogs } from "../files/FileDialogs";
 import { HistoryPanel } from "../history/HistoryPanel";
 import { historyOpen } from "../history/historyState";
-import { handleTreeEvent } from "../files/tree";
+import { handleTreeEvent, loadWorkspaces } from "../files/tree";
 import {
   activeTab,
   boot,
@@ -46,7 +46,7 @@ import { TabBar } from "./TabBar";
 import { Toasts } from "./Toasts";
 import { Welcome } from "./Welcome";
 import { TeamPage } from "../team/TeamPage";
-import { isMulti, loadAccount, teamPage } from "../team/teamState";
+import { account, isMulti, loadAccount, teamPage } from "../team/teamState";
 
 function onKey(event: KeyboardEvent): void {
   const mod = event.ctrlKey || event.metaKey;
@@ -127,10 +127,17 @@ export function App() {
       handleTreeEvent(event);
       handleDeletedEvent(event);
     };
+    // Sticky: a reconnect passes through "connecting" between "offline" and "online".
+    let wasOffline = false;
     const channel = new EventChannel(onEvent, (state) => {
-      const wasOffline = connection.peek() === "offline";
+      if (state === "offline") wasOffline = true;
       connection.value = state;
-      if (state === "online" && wasOffline) resync();
+      if (state === "online" && wasOffline) {
+        wasOffline = false;
+        resync();
+        // A grant may have come or gone meanwhile (the server ends the stream when it does).
+        void loadWorkspaces();
+      }
     });
     channel.start();
     // A server restart forgets browser sessions: stop knocking until the person signs in again.
@@ -140,7 +147,10 @@ export function App() {
       keepLive([]);
     });
     boot();
-    void loadAccount();
+    void loadAccount().then(() => {
+      const me = account.peek();
+      if (me?.mode === "multi" && me.username) takeAccountName(me.username);
+    });
     openFromAddress();
     // Fetch the editor once the window is idle, so switching to Edit is instant.
     const idle = window.setTimeout(preloadEditor, 1500);
