@@ -24,6 +24,7 @@ import {
   workspaces,
 } from "./chatState";
 import { copyText } from "../clipboard";
+import { isMulti } from "../team/teamState";
 import { ContextMenu, type MenuItem } from "./Popup";
 import { initial } from "./words";
 
@@ -153,7 +154,8 @@ export function ChatList({ actions }: { actions: ListActions }) {
           toast(copied ? "Copied the chat's path for `quire chat`." : "The browser would not copy the path.", copied ? "success" : "error"),
         ),
     },
-    { label: "Members…", icon: "note", run: () => actions.members(chat) },
+    // Members exist on a team server only: a single-user server has no accounts to add.
+    ...(isMulti.value ? [{ label: "Members…", icon: "note", run: () => actions.members(chat) } satisfies MenuItem] : []),
     { label: "Connect an agent…", icon: "plug", run: () => actions.connect(chat) },
     { label: "Delete chat", icon: "trash", run: () => actions.remove(chat), danger: true },
   ];
