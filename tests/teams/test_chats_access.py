@@ -33,8 +33,8 @@ async def _private_chat(world: TeamWorld, owner: str, name: str, invite: list[st
     return path
 
 
-async def test_a_private_chat_opens_for_its_members_only(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_a_private_chat_opens_for_its_members_only(tmp_path: Path, database_url: str) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         carol = await world.account("carol", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
@@ -67,8 +67,10 @@ async def test_a_private_chat_opens_for_its_members_only(tmp_path: Path) -> None
         assert [chat["private"] for chat in mine.json()["chats"] if chat["path"] == path] == [True]
 
 
-async def test_api_and_cli_style_creation_is_open_unless_asked(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_api_and_cli_style_creation_is_open_unless_asked(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=READ)
         path = str(world.workspace / "Chats" / "open.md")
@@ -81,8 +83,10 @@ async def test_api_and_cli_style_creation_is_open_unless_asked(tmp_path: Path) -
         assert members.json() == {"path": path, "private": False, "members": [], "owner": "alice"}
 
 
-async def test_a_private_chat_cannot_take_over_an_existing_note(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_a_private_chat_cannot_take_over_an_existing_note(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         path = str(world.workspace / "welcome.md")
         answer = await alice.api.post("/api/chats", json={"path": path, "private": True})
@@ -94,8 +98,10 @@ async def test_a_private_chat_cannot_take_over_an_existing_note(tmp_path: Path) 
         assert "plain ASCII" in answer.text
 
 
-async def test_only_accounts_with_the_workspace_can_be_invited(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_only_accounts_with_the_workspace_can_be_invited(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         await world.account("alice", grants=WRITE)
         await world.account("nobody")
         path = str(world.workspace / "Chats" / "x.md")
@@ -107,8 +113,10 @@ async def test_only_accounts_with_the_workspace_can_be_invited(tmp_path: Path) -
         assert not await anyio.Path(path).exists()
 
 
-async def test_members_add_and_remove_and_the_last_one_stays(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_members_add_and_remove_and_the_last_one_stays(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         path = await _private_chat(world, "alice", "pair", [])
@@ -130,8 +138,10 @@ async def test_members_add_and_remove_and_the_last_one_stays(tmp_path: Path) -> 
         assert "last member" in last.text
 
 
-async def test_adding_someone_to_an_open_chat_makes_it_private(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_adding_someone_to_an_open_chat_makes_it_private(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         await world.account("bob", grants=WRITE)
         carol = await world.account("carol", grants=WRITE)
@@ -146,8 +156,10 @@ async def test_adding_someone_to_an_open_chat_makes_it_private(tmp_path: Path) -
         assert (await carol.api.get("/api/chats/read", params={"path": path})).status_code == 403
 
 
-async def test_privacy_follows_a_move_and_a_copy_made_in_quire(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_privacy_follows_a_move_and_a_copy_made_in_quire(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         path = await _private_chat(world, "alice", "secret-plan", [])
@@ -167,8 +179,10 @@ async def test_privacy_follows_a_move_and_a_copy_made_in_quire(tmp_path: Path) -
         assert (await bob.api.get("/api/chats/read", params={"path": copied_to})).status_code == 403
 
 
-async def test_case_and_unicode_form_do_not_open_a_private_chat(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_case_and_unicode_form_do_not_open_a_private_chat(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         path = await _private_chat(world, "alice", "quiet", [])
@@ -183,8 +197,8 @@ async def test_case_and_unicode_form_do_not_open_a_private_chat(tmp_path: Path) 
         assert listing.json()["chats"] == []
 
 
-async def test_only_the_owner_or_an_admin_deletes_a_chat(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_only_the_owner_or_an_admin_deletes_a_chat(tmp_path: Path, database_url: str) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         admin = await world.account("ada", role="admin", grants=WRITE)
@@ -204,10 +218,12 @@ async def test_only_the_owner_or_an_admin_deletes_a_chat(tmp_path: Path) -> None
         assert (await admin.api.post("/api/files/delete", json={"path": second})).status_code == 200
 
 
-async def test_an_old_chat_is_owned_by_its_first_poster(tmp_path: Path) -> None:
+async def test_an_old_chat_is_owned_by_its_first_poster(tmp_path: Path, database_url: str) -> None:
     old = "---\nquire-chat: true\n---\n\n#### claude (via alice) · 2026-01-01T00:00:00Z\n\nhi\n"
     empty = "---\nquire-chat: true\n---\n"
-    async with team_world(tmp_path, notes={"old.md": old, "empty.md": empty}) as world:
+    async with team_world(
+        tmp_path, db_url=database_url, notes={"old.md": old, "empty.md": empty}
+    ) as world:
         await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         refused = await bob.api.post(
@@ -222,8 +238,9 @@ async def test_an_old_chat_is_owned_by_its_first_poster(tmp_path: Path) -> None:
 
 async def test_an_edit_that_unmakes_the_chat_or_changes_its_owner_is_refused(
     tmp_path: Path,
+    database_url: str,
 ) -> None:
-    async with team_world(tmp_path) as world:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         path = str(world.workspace / "Chats" / "c.md")
@@ -243,8 +260,10 @@ async def test_an_edit_that_unmakes_the_chat_or_changes_its_owner_is_refused(
         assert fine.status_code == 200, fine.text
 
 
-async def test_a_folder_holding_someone_elses_private_chat_stays(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_a_folder_holding_someone_elses_private_chat_stays(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         path = await _private_chat(world, "alice", "hidden", [])
@@ -266,8 +285,10 @@ async def test_a_folder_holding_someone_elses_private_chat_stays(tmp_path: Path)
         assert await anyio.Path(path).exists()
 
 
-async def test_a_label_is_written_with_the_account_beside_it(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_a_label_is_written_with_the_account_beside_it(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         path = str(world.workspace / "Chats" / "talk.md")
         await alice.api.post("/api/chats", json={"path": path})
@@ -286,8 +307,10 @@ async def test_a_label_is_written_with_the_account_beside_it(tmp_path: Path) -> 
         assert "#### claude (via alice) · " in await anyio.Path(path).read_text()
 
 
-async def test_a_removed_member_loses_an_open_wait_at_once(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_a_removed_member_loses_an_open_wait_at_once(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         path = await _private_chat(world, "alice", "live", ["bob"])
@@ -367,8 +390,10 @@ async def test_private_chats_on_each_database(tmp_path: Path, database_url: str)
         assert refused.status_code == 403
 
 
-async def test_new_in_the_window_is_private_by_default_for_an_account(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_new_in_the_window_is_private_by_default_for_an_account(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         bob = await world.account("bob", grants=WRITE)
         window = str(world.workspace / "Chats" / "window.md")
@@ -386,8 +411,10 @@ async def test_new_in_the_window_is_private_by_default_for_an_account(tmp_path: 
         assert made.json()["private"] is False
 
 
-async def test_a_live_editor_cannot_unmake_someone_elses_chat(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_a_live_editor_cannot_unmake_someone_elses_chat(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         await world.account("bob", grants=WRITE)
         path = world.workspace / "Chats" / "live.md"
@@ -418,8 +445,10 @@ async def test_a_live_editor_cannot_unmake_someone_elses_chat(tmp_path: Path) ->
         assert live.text().endswith("A note under the chat.\n")
 
 
-async def test_the_invite_picker_lists_the_workspaces_people(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
+async def test_the_invite_picker_lists_the_workspaces_people(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=WRITE)
         await world.account("bob", grants=[("team", "open", "read")])
         await world.account("nobody")
