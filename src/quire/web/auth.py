@@ -232,10 +232,31 @@ class AuthMiddleware:
         elif scope["path"] in (LOGIN_PATH, "/open"):
             await sign_in_needed_page(self.how_to_sign_in)(scope, receive, send)
         else:
-            message = f"This request needs Quire's token. {self.how_to_sign_in}"
-            response = error_response(401, "Unauthorized", message)
+            response = error_response(401, "Unauthorized", self.refusal(Headers(scope=scope)))
             response.headers["WWW-Authenticate"] = 'Bearer realm="quire"'
             await response(scope, receive, send)
+
+
+    def refusal(self, headers: Headers) -> str:
+        """Why a request did not sign in, and what to do (never echoing what it sent)."""
+        if self.sign_in_page is None:
+            return f"This request needs Quire's token. {self.how_to_sign_in}"
+        if bearer_token(headers) is not None:
+            return (
+                "This API token does not sign in: it is unknown, expired or revoked, or its "
+                "account is disabled. Make a new one on your account page, or ask an admin "
+                "(`quire user token USERNAME`)."
+            )
+        if session_cookie(headers) is not None:
+            return (
+                f"Your session has ended (signed out, expired, or the account was disabled). "
+                f"Sign in again at {self.sign_in_page}."
+            )
+        return (
+            f"Sign in first: open {self.sign_in_page} in a browser, or send "
+            "`Authorization: Bearer <token>` with an API token (`quire user token USERNAME` "
+            "makes one)."
+        )
 
 
 class HostOriginMiddleware:
@@ -259,7 +280,7 @@ class HostOriginMiddleware:
         allowed = self.allowed_hosts(scope)
         headers = Headers(scope=scope)
         problem = _host_problem(headers.get("host"), allowed) or _origin_problem(
-            headers.getlist("origin"), allowed
+            headers.getlist("origin"), allowed, secure=scope.get("scheme") in ("https", "wss")
         )
         if problem is None:
             await self.app(scope, receive, send)
@@ -273,7 +294,7 @@ class HostOriginMiddleware:
         server = scope.get("server")
         port = server[1] if server and server[1] else self.port
         hosts = {f"{name}:{port}" for name in self.names}
-        if port == 80:
+        if port == (443 if scope.get("scheme") in ("https", "wss") else 80):
             hosts.update(self.names)
         return frozenset(hosts)
 
@@ -297,10 +318,13 @@ def _host_problem(host: str | None, allowed: Iterable[str]) -> str | None:
     return None
 
 
-def _origin_problem(origins: list[str], allowed: Iterable[str]) -> str | None:
+def _origin_problem(origins: list[str], allowed: Iterable[str], *, secure: bool) -> str | None:
     if not origins:
         return None
-    own = {f"http://{host}" for host in allowed}
+    # A page served over TLS has an https:// origin; a plain-HTTP page of the same host (a
+    # downgraded copy) is another site.
+    scheme = "https" if secure else "http"
+    own = {f"{scheme}://{host}" for host in allowed}
     if len(origins) == 1 and origins[0].lower() in own:
         return None
     return (

@@ -128,9 +128,16 @@ class OpenConnections:
 
 
 def _reason(before: SignedIn, now: SignedIn | None) -> str | None:
+    """Why a request that signed in as ``before`` must stop, now that its credential signs in
+    as ``now``: gone, or another account, role or narrower grants (a role taken away ends
+    what it allowed, such as an admin page's open requests)."""
     if now is None:
         return "signed-out"
-    if now.user != before.user or not _keeps(before.access, now.access):
+    if (
+        now.user != before.user
+        or now.access.identity != before.access.identity
+        or not _keeps(before.access, now.access)
+    ):
         return "access-changed"
     return None
 
