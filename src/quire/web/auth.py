@@ -236,7 +236,6 @@ class AuthMiddleware:
             response.headers["WWW-Authenticate"] = 'Bearer realm="quire"'
             await response(scope, receive, send)
 
-
     def refusal(self, headers: Headers) -> str:
         """Why a request did not sign in, and what to do (never echoing what it sent)."""
         if self.sign_in_page is None:

@@ -59,17 +59,25 @@ class OpenConnections:
     ) -> None:
         """Serve the request, stopping it if its credential or access is taken away."""
         assert signed.credential is not None
-        started = False
+        started = closed = False
+        item = _Open(signed, anyio.CancelScope())
 
         async def watched_send(message: Message) -> None:
-            nonlocal started
+            nonlocal started, closed
             if message["type"] in ("http.response.start", "websocket.accept"):
                 started = True
             if message["type"] == "websocket.close" or message["type"] == "websocket.send":
                 started = True
+            if message["type"] == "websocket.close":
+                if closed:
+                    return
+                closed = True
+                if item.ended is not None:
+                    # The route's own clean-up closes its socket as it is cancelled (often
+                    # with 1000): the client must learn why instead.
+                    message = _close_message(item.ended)
             await send(message)
 
-        item = _Open(signed, anyio.CancelScope())
         self._open.setdefault(signed.credential, set()).add(item)
         self._wake.set()
         try:
@@ -81,7 +89,7 @@ class OpenConnections:
                 items.discard(item)
                 if not items:
                     del self._open[signed.credential]
-        if item.ended is not None:
+        if item.ended is not None and not closed:
             await _answer_ended(scope, send, item.ended, started=started)
 
     async def recheck(self, *, only: Callable[[SignedIn], bool] = lambda signed: True) -> int:
@@ -156,14 +164,18 @@ async def _answer_ended(scope: Scope, send: Send, reason: str, *, started: bool)
     ends)."""
     try:
         if scope["type"] == "websocket":
-            code = WS_UNAUTHORIZED if reason == "signed-out" else WS_FORBIDDEN
-            await send({"type": "websocket.close", "code": code, "reason": ENDED})
+            await send(_close_message(reason))
         elif not started:
             status = 401 if reason == "signed-out" else 403
             title = "Unauthorized" if status == 401 else "Forbidden"
             await error_response(status, title, ENDED)(scope, _no_body, send)
     except Exception:  # the client went away meanwhile
         logger.debug("Could not tell a client its access ended", exc_info=True)
+
+
+def _close_message(reason: str) -> Message:
+    code = WS_UNAUTHORIZED if reason == "signed-out" else WS_FORBIDDEN
+    return {"type": "websocket.close", "code": code, "reason": ENDED}
 
 
 async def _no_body() -> Message:
