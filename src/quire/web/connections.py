@@ -92,9 +92,15 @@ class OpenConnections:
         if item.ended is not None and not closed:
             await _answer_ended(scope, send, item.ended, started=started)
 
-    async def recheck(self, *, only: Callable[[SignedIn], bool] = lambda signed: True) -> int:
+    async def recheck(
+        self, *, only: Callable[[SignedIn], bool] = lambda signed: True, forget: bool = True
+    ) -> int:
         """Sign every open credential in again (those ``only`` picks) and stop the requests
-        whose credential no longer signs in or whose access changed; how many were stopped."""
+        whose credential no longer signs in or whose access changed; how many were stopped.
+        Cached sign-ins are dropped first (``forget``): a change made in this process counts
+        at once."""
+        if forget:
+            self.sign_in.forget()
         stopped = 0
         for credential, items in list(self._open.items()):
             picked = [item for item in items if only(item.signed)]
@@ -130,7 +136,7 @@ class OpenConnections:
                 await self._wake.wait()
             await anyio.sleep(RECHECK_S)
             try:
-                await self.recheck()
+                await self.recheck(forget=False)
             except Exception:
                 logger.exception("Rechecking open connections failed")
 
