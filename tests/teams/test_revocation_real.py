@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
@@ -126,6 +126,7 @@ class Ended:
     what: str
     how: int | None = None
     at: float | None = None
+    done: anyio.Event = field(default_factory=anyio.Event)
 
 
 async def _hold_socket(socket: ClientConnection, ended: Ended) -> None:
@@ -135,6 +136,7 @@ async def _hold_socket(socket: ClientConnection, ended: Ended) -> None:
     except ConnectionClosed as closed:
         ended.how = None if closed.rcvd is None else closed.rcvd.code
         ended.at = time.monotonic()
+        ended.done.set()
 
 
 async def _hold_wait(client: httpx.AsyncClient, chat: str, ended: Ended) -> None:
@@ -143,6 +145,7 @@ async def _hold_wait(client: httpx.AsyncClient, chat: str, ended: Ended) -> None
     )
     ended.how = answer.status_code
     ended.at = time.monotonic()
+    ended.done.set()
 
 
 @dataclass
@@ -177,8 +180,8 @@ async def _open_everything(
 
 async def _all_end(opened: Opened) -> None:
     with anyio.fail_after(15):
-        while any(item.at is None for item in opened.ended):
-            await anyio.sleep(0.02)
+        for item in opened.ended:
+            await item.done.wait()
     for socket in opened.sockets:
         await socket.close()
 
