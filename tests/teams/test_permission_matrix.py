@@ -119,7 +119,7 @@ class Call:
     url: str
     json: Any = None
     params: dict[str, str] | None = None
-    files: dict[str, tuple[str, bytes, str]] | None = None
+    content: bytes | None = None
 
 
 Build = Callable[[Cell], Call]
@@ -169,6 +169,7 @@ ROUTES: dict[str, Rule] = {
     "POST /api/documents/edit": Rule(
         WRITE,
         _post("/api/documents/edit", lambda c: {"find": "alpha", "replace": "beta", "path": _p(c)}),
+        prepare=("open-as-role",),
     ),
     "POST /api/documents/stream-edit": Rule(
         WRITE,
@@ -176,6 +177,7 @@ ROUTES: dict[str, Rule] = {
             "/api/documents/stream-edit",
             lambda c: {"find": "alpha", "replace": "beta", "path": _p(c)},
         ),
+        prepare=("open-as-role",),
     ),
     "POST /api/documents/stream-edit-apply": Rule(
         WRITE,
@@ -183,13 +185,15 @@ ROUTES: dict[str, Rule] = {
             "/api/documents/stream-edit-apply",
             lambda c: {"find": "alpha", "replace": "beta", "path": _p(c)},
         ),
+        prepare=("open-as-role",),
     ),
     "POST /api/documents/set-content": Rule(
         WRITE,
         _post("/api/documents/set-content", lambda c: {"content": "# New\n", "path": _p(c)}),
+        prepare=("open-as-role",),
     ),
     "POST /api/documents/save": Rule(
-        WRITE, _post("/api/documents/save", lambda c: {"path": _p(c)}), prepare=("doc",)
+        WRITE, _post("/api/documents/save", lambda c: {"path": _p(c)}), prepare=("open-as-role",)
     ),
     "GET /api/documents/render": Rule(
         READ, _get("/api/documents/render", docId=_doc), prepare=("doc",)
@@ -259,8 +263,8 @@ ROUTES: dict[str, Rule] = {
         lambda c: Call(
             "POST",
             "/api/files/upload",
-            params={"path": str(c.folder)},
-            files={"file": (f"up-{c.target.stem}.md", b"# Up\n", "text/markdown")},
+            params={"path": str(c.folder / f"up-{c.target.stem}.md")},
+            content=b"# Up\n",
         ),
     ),
     "GET /api/files/download": Rule(READ, _get("/api/files/download", path=_p)),
@@ -272,21 +276,19 @@ ROUTES: dict[str, Rule] = {
         ACCOUNT, _post("/api/trash/empty", lambda c: {}), prepare=("trash", "trash-survives")
     ),
     # Reviews and approvals.
-    "POST /api/reviews": Rule(
-        WRITE, _post("/api/reviews", lambda c: {"path": _p(c), "content": "# R\n", "wait_ms": 0})
-    ),
+    "POST /api/reviews": Rule(WRITE, _post("/api/reviews", lambda c: {"path": _p(c)})),
     "GET /api/reviews/active": Rule(ACCOUNT, _get("/api/reviews/active"), prepare=("review",)),
     "GET /api/reviews/{review_id}": Rule(
         READ, lambda c: Call("GET", f"/api/reviews/{c.review_id}"), prepare=("review",)
     ),
     "GET /api/reviews/{review_id}/wait": Rule(
         READ,
-        lambda c: Call("GET", f"/api/reviews/{c.review_id}/wait", params={"wait_ms": "0"}),
+        lambda c: Call("GET", f"/api/reviews/{c.review_id}/wait", params={"wait_ms": "1000"}),
         prepare=("review",),
     ),
     "POST /api/reviews/{review_id}/wait": Rule(
         READ,
-        lambda c: Call("POST", f"/api/reviews/{c.review_id}/wait", json={"wait_ms": 0}),
+        lambda c: Call("POST", f"/api/reviews/{c.review_id}/wait", json={"wait_ms": 1000}),
         prepare=("review",),
     ),
     "POST /api/reviews/{review_id}/decision": Rule(
@@ -302,7 +304,7 @@ ROUTES: dict[str, Rule] = {
         _post(
             "/api/approvals",
             lambda c: {
-                "harness": "claude",
+                "harness": "claude-code",
                 "session_id": f"s-{c.target.stem}",
                 "cwd": str(c.folder),
                 "tool_name": "Bash",
@@ -320,7 +322,7 @@ ROUTES: dict[str, Rule] = {
     ),
     "GET /api/approvals/{approval_id}/wait": Rule(
         READ,
-        lambda c: Call("GET", f"/api/approvals/{c.approval_id}/wait", params={"wait_ms": "0"}),
+        lambda c: Call("GET", f"/api/approvals/{c.approval_id}/wait", params={"wait_ms": "1000"}),
         prepare=("approval",),
     ),
     "POST /api/approvals/{approval_id}/decision": Rule(
@@ -338,7 +340,7 @@ ROUTES: dict[str, Rule] = {
             "/api/notices",
             lambda c: {
                 "session_id": "s-n",
-                "harness": "claude",
+                "harness": "claude-code",
                 "machine_label": "laptop",
                 "kind": "waiting",
             },
@@ -580,7 +582,9 @@ def issued_id(tokens: list[Any]) -> str:
     return str(token.id)
 
 
-async def _cell(matrix: Matrix, area: Area, rule: Rule, as_role: Role) -> Cell:
+async def _cell(
+    matrix: Matrix, area: Area, rule: Rule, as_role: Role, *, as_owner: bool = False
+) -> Cell:
     """A fresh target in ``area``, and what the rule needs made first (by the owner)."""
     world = matrix.world
     matrix.counter += 1
@@ -598,31 +602,33 @@ async def _cell(matrix: Matrix, area: Area, rule: Rule, as_role: Role) -> Cell:
     )
     assert posted.status_code == 200, posted.text
     cell = Cell(world, area, target, chat, folder)
+    actor = matrix.world.owner if as_owner else matrix.clients[as_role]
     for need in rule.prepare:
-        await _prepare(matrix, cell, need, as_role)
+        await _prepare(matrix, cell, need, actor)
     return cell
 
 
-async def _prepare(matrix: Matrix, cell: Cell, need: str, as_role: Role) -> None:
+async def _prepare(matrix: Matrix, cell: Cell, need: str, actor: httpx.AsyncClient) -> None:
+    """Make what a cell needs: the owner makes it, except ``doc`` and ``open-as-role``, which
+    the acting client opens in its own window (when it may; else the owner's docId)."""
     owner = matrix.world.owner
     if need == "doc":
-        opened = await owner.post("/api/documents/open", json={"path": str(cell.target)})
+        opened = await actor.post("/api/documents/open", json={"path": str(cell.target)})
+        if opened.status_code != 200:
+            opened = await owner.post("/api/documents/open", json={"path": str(cell.target)})
         assert opened.status_code == 200, opened.text
         cell.doc_id = opened.json()["docId"]
     elif need == "open-as-role":
-        await matrix.clients[as_role].post("/api/documents/open", json={"path": str(cell.target)})
+        await actor.post("/api/documents/open", json={"path": str(cell.target)})
     elif need == "review":
-        asked = await owner.post(
-            "/api/reviews",
-            json={"path": str(cell.target), "content": f"# R {SECRET_TEXT}\n", "wait_ms": 0},
-        )
+        asked = await owner.post("/api/reviews", json={"path": str(cell.target)})
         assert asked.status_code in (200, 202), asked.text
-        cell.review_id = asked.json().get("id") or asked.json().get("reviewId") or ""
+        cell.review_id = asked.json()["reviewId"]
     elif need == "approval":
         asked = await owner.post(
             "/api/approvals",
             json={
-                "harness": "claude",
+                "harness": "claude-code",
                 "session_id": f"s-{cell.target.stem}",
                 "cwd": str(cell.folder),
                 "tool_name": "Bash",
@@ -632,16 +638,15 @@ async def _prepare(matrix: Matrix, cell: Cell, need: str, as_role: Role) -> None
         )
         assert asked.status_code in (200, 201, 202), asked.text
         found = asked.json()
-        cell.approval_id = str(found.get("id") or found.get("approval_id") or "")
-        cell.extra["input_hash"] = str(found.get("input_hash") or found.get("inputHash") or "")
+        cell.approval_id = found["approvalId"]
+        cell.extra["input_hash"] = found["inputHash"]
     elif need == "trash":
         doomed = cell.folder / f"{cell.target.stem}-trash.md"
         doomed.write_text(f"# Doomed {SECRET_TEXT if cell.area == 'secret' else ''}\n", "utf-8")
         gone = await owner.post("/api/files/delete", json={"path": str(doomed)})
         assert gone.status_code == 200, gone.text
         listed = await owner.get("/api/trash")
-        items = listed.json().get("items") or listed.json().get("entries") or []
-        for item in items:
+        for item in listed.json()["items"]:
             if doomed.name in json.dumps(item):
                 cell.trash_id = str(item.get("id"))
         cell.extra["trashed"] = doomed.name
@@ -656,15 +661,22 @@ async def _prepare(matrix: Matrix, cell: Cell, need: str, as_role: Role) -> None
         cell.rev = str(versions[-1].get("rev") or versions[-1].get("id")) if versions else "0"
 
 
-async def _send(client: httpx.AsyncClient, call: Call) -> httpx.Response:
-    return await client.request(
-        call.method,
-        call.url,
-        json=call.json,
-        params=call.params,
-        files=call.files,
-        follow_redirects=False,
-    )
+WAIT_CAP_S = 3.0
+"""A wait that is allowed waits (the world's clock stands still); a refused one answers at once."""
+
+
+async def _send(client: httpx.AsyncClient, call: Call) -> httpx.Response | None:
+    """The answer, or None when the request was still waiting after ``WAIT_CAP_S``."""
+    with anyio.move_on_after(WAIT_CAP_S):
+        return await client.request(
+            call.method,
+            call.url,
+            json=call.json,
+            params=call.params,
+            content=call.content,
+            follow_redirects=False,
+        )
+    return None
 
 
 def _leaks(matrix: Matrix, answer: httpx.Response) -> list[str]:
@@ -693,12 +705,18 @@ async def _judge(matrix: Matrix, key: str, rule: Rule, role: Role, area: Area) -
     cell = await _cell(matrix, area, rule, role)
     call = rule.build(cell)
     answer = await _send(matrix.clients[role], call)
+    if answer is None:
+        return None if refused is None else Failure(role, area, "waited instead of refusing")
     may_read_secret = LEVELS[role]["secret"] is not None and role not in SIGNED_OUT
     leaks = [] if (may_read_secret and refused is None) else _leaks(matrix, answer)
-    if area == "secret" and refused is None and not may_read_secret:
-        # Allowed on a listing: the cell's own secret target must not show either.
-        if cell.target.name in answer.text or cell.chat.name in answer.text:
-            leaks.append(cell.target.name)
+    # Allowed on a listing: the cell's own secret target must not show either.
+    if (
+        area == "secret"
+        and refused is None
+        and not may_read_secret
+        and (cell.target.name in answer.text or cell.chat.name in answer.text)
+    ):
+        leaks.append(cell.target.name)
     if leaks:
         return Failure(role, area, f"{answer.status_code}: leaked {leaks}")
     if refused is not None:
@@ -708,8 +726,10 @@ async def _judge(matrix: Matrix, key: str, rule: Rule, role: Role, area: Area) -
             )
         return None
     # Allowed: the same answer the owner gets for the same request on a twin cell.
-    twin = await _cell(matrix, area, rule, role)
+    twin = await _cell(matrix, area, rule, role, as_owner=True)
     owners = await _send(matrix.world.owner, rule.build(twin))
+    if owners is None:
+        return None
     if answer.status_code in (401, 403) or (
         answer.status_code != owners.status_code and answer.status_code >= 400
     ):
@@ -870,7 +890,6 @@ async def _mcp_clients(
     matrix: Matrix, tmp_path: Path
 ) -> AsyncIterator[dict[Role | Literal["owner"], Any]]:
     from mcp import Client
-
     from quire.core.server_info import ServerInfo
     from tests.mcp.harness import make_harness
 
@@ -917,7 +936,7 @@ async def test_tool(tmp_path: Path, tool: str) -> None:
                                 Failure(role, area, f"expected a refusal, got {text[:160]!r}")
                             )
                         elif refused is None and result.is_error:
-                            twin = await _cell(matrix, area, rule, role)
+                            twin = await _cell(matrix, area, rule, role, as_owner=True)
                             owners = await clients["owner"].call_tool(tool, TOOL_ARGS[tool](twin))
                             if not owners.is_error:
                                 failures.append(
