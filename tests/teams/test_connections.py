@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import anyio
-import httpx
 import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -168,25 +167,6 @@ async def test_refusals_in_multi_mode_say_what_to_do(tmp_path: Path) -> None:
         assert "/login" in nothing.json()["error"]["message"]
         ended = await world.client({"Cookie": "quire_session=gone"}).get("/api/workspaces")
         assert "Sign in again" in ended.json()["error"]["message"]
-
-
-async def test_a_server_behind_tls_takes_its_https_origin_only(tmp_path: Path) -> None:
-    async with team_world(tmp_path) as world:
-        alice = await world.account("alice", grants=[("team", "", "read")])
-        client = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=world.app),
-            base_url="https://127.0.0.1:4747",
-            headers={"Authorization": f"Bearer {alice.token}"},
-        )
-        async with client:
-            good = await client.get("/api/workspaces", headers={"Origin": "https://127.0.0.1:4747"})
-            assert good.status_code == 200
-            downgraded = await client.get(
-                "/api/workspaces", headers={"Origin": "http://127.0.0.1:4747"}
-            )
-            assert downgraded.status_code == 403
-        plain = await alice.api.get("/api/workspaces", headers={"Origin": "https://127.0.0.1:4747"})
-        assert plain.status_code == 403
 
 
 def _connection(headers: dict[str, str]) -> HTTPConnection:

@@ -374,7 +374,7 @@ class HostOriginMiddleware:
         allowed = self.allowed_hosts(scope)
         headers = Headers(scope=scope)
         problem = _host_problem(headers.get("host"), allowed) or _origin_problem(
-            headers.getlist("origin"), allowed, secure=scope.get("scheme") in ("https", "wss")
+            headers.getlist("origin"), allowed
         )
         if problem is None:
             await self.app(scope, receive, send)
@@ -388,7 +388,7 @@ class HostOriginMiddleware:
         server = scope.get("server")
         port = server[1] if server and server[1] else self.port
         hosts = {f"{name}:{port}" for name in self.names}
-        if port == (443 if scope.get("scheme") in ("https", "wss") else 80):
+        if port == 80:
             hosts.update(self.names)
         return frozenset(hosts)
 
@@ -412,13 +412,10 @@ def _host_problem(host: str | None, allowed: Iterable[str]) -> str | None:
     return None
 
 
-def _origin_problem(origins: list[str], allowed: Iterable[str], *, secure: bool) -> str | None:
+def _origin_problem(origins: list[str], allowed: Iterable[str]) -> str | None:
     if not origins:
         return None
-    # A page served over TLS has an https:// origin; a plain-HTTP page of the same host (a
-    # downgraded copy) is another site.
-    scheme = "https" if secure else "http"
-    own = {f"{scheme}://{host}" for host in allowed}
+    own = {f"http://{host}" for host in allowed}
     if len(origins) == 1 and origins[0].lower() in own:
         return None
     return (
