@@ -89,6 +89,8 @@ LINK = "link"  # a browser link (/open, /export): always a redirect; opens only 
 READ = "read"  # reads the target: allowed with read, else 404
 WRITE = "write"  # changes the target: allowed with write, 403 with read only, else 404
 CHAT_DELETE = "chat-delete"  # deleting the owner's chat: only a workspace admin (and the owner)
+PERSONAL = "personal"  # someone else's review or approval by id: "not found" to every account
+BROWSER_ONLY = "browser-only"  # deciding an approval: a browser's login only, never a token
 ADMIN = "admin"  # account administration: superadmin only
 
 
@@ -279,20 +281,20 @@ ROUTES: dict[str, Rule] = {
     "POST /api/reviews": Rule(WRITE, _post("/api/reviews", lambda c: {"path": _p(c)})),
     "GET /api/reviews/active": Rule(ACCOUNT, _get("/api/reviews/active"), prepare=("review",)),
     "GET /api/reviews/{review_id}": Rule(
-        READ, lambda c: Call("GET", f"/api/reviews/{c.review_id}"), prepare=("review",)
+        PERSONAL, lambda c: Call("GET", f"/api/reviews/{c.review_id}"), prepare=("review",)
     ),
     "GET /api/reviews/{review_id}/wait": Rule(
-        READ,
+        PERSONAL,
         lambda c: Call("GET", f"/api/reviews/{c.review_id}/wait", params={"wait_ms": "1000"}),
         prepare=("review",),
     ),
     "POST /api/reviews/{review_id}/wait": Rule(
-        READ,
+        PERSONAL,
         lambda c: Call("POST", f"/api/reviews/{c.review_id}/wait", json={"wait_ms": 1000}),
         prepare=("review",),
     ),
     "POST /api/reviews/{review_id}/decision": Rule(
-        WRITE,
+        PERSONAL,
         lambda c: Call(
             "POST", f"/api/reviews/{c.review_id}/decision", json={"verdict": "approved"}
         ),
@@ -309,7 +311,7 @@ ROUTES: dict[str, Rule] = {
                 "cwd": str(c.folder),
                 "tool_name": "Bash",
                 "tool_input": {"command": "ls"},
-                "machine_label": "laptop",
+                "machine_label": f"laptop-{c.target.stem}",
             },
         ),
     ),
@@ -318,15 +320,15 @@ ROUTES: dict[str, Rule] = {
         ACCOUNT, _post("/api/approvals/done", lambda c: {"session_id": "s-none"})
     ),
     "GET /api/approvals/{approval_id}": Rule(
-        READ, lambda c: Call("GET", f"/api/approvals/{c.approval_id}"), prepare=("approval",)
+        PERSONAL, lambda c: Call("GET", f"/api/approvals/{c.approval_id}"), prepare=("approval",)
     ),
     "GET /api/approvals/{approval_id}/wait": Rule(
-        READ,
+        PERSONAL,
         lambda c: Call("GET", f"/api/approvals/{c.approval_id}/wait", params={"wait_ms": "1000"}),
         prepare=("approval",),
     ),
     "POST /api/approvals/{approval_id}/decision": Rule(
-        WRITE,
+        BROWSER_ONLY,
         lambda c: Call(
             "POST",
             f"/api/approvals/{c.approval_id}/decision",
@@ -518,6 +520,10 @@ def _expected(kind: str, role: Role, area: Area) -> int | None:
         return None if level is not None else 404
     if kind == WRITE:
         return None if level == "write" else (403 if level == "read" else 404)
+    if kind == PERSONAL:
+        return 404
+    if kind == BROWSER_ONLY:
+        return 403
     if kind == CHAT_DELETE:
         if level is None:
             return 404
@@ -633,7 +639,7 @@ async def _prepare(matrix: Matrix, cell: Cell, need: str, actor: httpx.AsyncClie
                 "cwd": str(cell.folder),
                 "tool_name": "Bash",
                 "tool_input": {"command": f"echo {cell.target.stem} {SECRET_TEXT}"},
-                "machine_label": "laptop",
+                "machine_label": f"laptop-{cell.target.stem}",
             },
         )
         assert asked.status_code in (200, 201, 202), asked.text
@@ -651,6 +657,7 @@ async def _prepare(matrix: Matrix, cell: Cell, need: str, actor: httpx.AsyncClie
                 cell.trash_id = str(item.get("id"))
         cell.extra["trashed"] = doomed.name
     elif need == "history":
+        await owner.post("/api/documents/open", json={"path": str(cell.target)})
         edited = await owner.post(
             "/api/documents/edit",
             json={"find": "alpha", "replace": "alpha2", "path": str(cell.target), "save": True},
@@ -740,7 +747,7 @@ async def _judge(matrix: Matrix, key: str, rule: Rule, role: Role, area: Area) -
         )
     if rule.kind == LINK:
         window = await matrix.clients[role].get("/api/window")
-        if not may_read_secret and cell.target.name in window.text:
+        if LEVELS[role][area] is None and cell.target.name in window.text:
             return Failure(role, area, "a link opened a note the account may not read")
     if "trash-survives" in rule.prepare and area == "secret" and not may_read_secret:
         listed = await matrix.world.owner.get("/api/trash")
