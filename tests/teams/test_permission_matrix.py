@@ -132,6 +132,8 @@ class Rule:
     kind: str
     build: Build | None = None
     prepare: tuple[str, ...] = ()
+    signed_out: int = 401
+    """What a revoked token or disabled account gets (a page sends it to /login: 303)."""
     """What the cell needs made first by the owner: doc (open it), review, approval, trash,
     chat, history."""
 
@@ -154,7 +156,7 @@ def _doc(cell: Cell) -> str:
 
 ROUTES: dict[str, Rule] = {
     "GET /health": Rule(OPEN, _get("/health")),
-    "GET /": Rule(ACCOUNT, _get("/")),
+    "GET /": Rule(ACCOUNT, _get("/"), signed_out=303),
     "HEAD /": Rule(ACCOUNT),
     "GET /login": Rule(SIGN_IN),
     "POST /login": Rule(SIGN_IN),
@@ -396,7 +398,7 @@ ROUTES: dict[str, Rule] = {
         ),
     ),
     # Rendering, links, exports.
-    "GET /open": Rule(LINK, _get("/open", path=_p)),
+    "GET /open": Rule(LINK, _get("/open", path=_p), signed_out=303),
     "GET /export": Rule(LINK, _get("/export", path=_p)),
     "POST /api/export": Rule(
         READ,
@@ -505,12 +507,12 @@ def _route_keys(world: TeamWorld) -> list[str]:
     return keys
 
 
-def _expected(kind: str, role: Role, area: Area) -> int | None:
+def _expected(kind: str, role: Role, area: Area, *, signed_out: int = 401) -> int | None:
     """The status a refused cell gets, or None when it is allowed."""
     if kind == OPEN:
         return None
     if role in SIGNED_OUT:
-        return 401
+        return signed_out
     level = LEVELS[role][area]
     if kind in (ACCOUNT, LINK):
         return None
@@ -708,7 +710,7 @@ class Failure:
 
 async def _judge(matrix: Matrix, key: str, rule: Rule, role: Role, area: Area) -> Failure | None:
     assert rule.build is not None
-    refused = _expected(rule.kind, role, area)
+    refused = _expected(rule.kind, role, area, signed_out=rule.signed_out)
     cell = await _cell(matrix, area, rule, role)
     call = rule.build(cell)
     answer = await _send(matrix.clients[role], call)
