@@ -565,17 +565,18 @@ async def _matrix(world: TeamWorld) -> Matrix:
     await team.accounts.add(USERS["superadmin"], role="superadmin")
     await team.accounts.add(USERS["admin"], role="admin")
     await team.grants.grant(USERS["admin"], "team", access="write")
-    for role, prefix, access in (("writer", "open", "write"), ("reader", "open", "read")):
-        await team.accounts.add(USERS[role])
-        await team.grants.grant(USERS[role], "team", prefix, access=access)
+    partial: tuple[tuple[Role, str], ...] = (("writer", "write"), ("reader", "read"))
+    for granted, access in partial:
+        await team.accounts.add(USERS[granted])
+        await team.grants.grant(USERS[granted], "team", "open", access=access)
     await team.accounts.add(USERS["member"])
     await team.grants.add_group("crew")
     await team.grants.add_member("crew", USERS["member"])
     await team.grants.grant_group("crew", "team", "open", access="read")
     await team.accounts.add(USERS["stranger"])
-    for role in ("revoked", "disabled"):
-        await team.accounts.add(USERS[role])
-        await team.grants.grant(USERS[role], "team", access="write")
+    for gone in SIGNED_OUT:
+        await team.accounts.add(USERS[gone])
+        await team.grants.grant(USERS[gone], "team", access="write")
     clients: dict[Role, httpx.AsyncClient] = {}
     for role in ROLES:
         issued = await team.tokens.issue(USERS[role], name="matrix")
