@@ -710,38 +710,60 @@ class Failure:
 
 
 async def _judge(matrix: Matrix, key: str, rule: Rule, role: Role, area: Area) -> Failure | None:
+    """Run one cell: the role's request on a fresh target in ``area``, judged by the rule."""
     assert rule.build is not None
     refused = _expected(rule.kind, role, area, signed_out=rule.signed_out)
     cell = await _cell(matrix, area, rule, role)
-    call = rule.build(cell)
-    answer = await _send(matrix.clients[role], call)
+    answer = await _send(matrix.clients[role], rule.build(cell))
     if answer is None:
         return None if refused is None else Failure(role, area, "waited instead of refusing")
-    may_read_secret = LEVELS[role]["secret"] is not None and role not in SIGNED_OUT
-    leaks = [] if (may_read_secret and refused is None) else _leaks(matrix, answer)
-    # Allowed on a listing: the cell's own secret target must not show either.
-    if (
-        area == "secret"
-        and refused is None
-        and not may_read_secret
-        and (cell.target.name in answer.text or cell.chat.name in answer.text)
-    ):
-        leaks.append(cell.target.name)
+    leaks = _cell_leaks(matrix, cell, answer, role, refused)
     if leaks:
         return Failure(role, area, f"{answer.status_code}: leaked {leaks}")
     if refused is not None:
-        if answer.status_code != refused and refused == 404:
-            # "Not found" is whatever a missing path gets: the same request on a path that
-            # is not there must answer alike (status and error type).
-            missing = await _missing_answer(matrix, rule, role, cell)
-            if missing is not None and _same_refusal(answer, missing):
-                return None
-        if answer.status_code != refused:
-            return Failure(
-                role, area, f"expected {refused}, got {answer.status_code} {answer.text[:160]!r}"
-            )
+        return await _judge_refused(matrix, rule, role, cell, answer, refused)
+    return await _judge_allowed(matrix, rule, role, cell, answer)
+
+
+def _cell_leaks(
+    matrix: Matrix, cell: Cell, answer: httpx.Response, role: Role, refused: int | None
+) -> list[str]:
+    may_read_secret = LEVELS[role]["secret"] is not None and role not in SIGNED_OUT
+    if may_read_secret and refused is None:
+        return []
+    leaks = _leaks(matrix, answer)
+    # Allowed on a listing: the cell's own secret target must not show either.
+    if (
+        cell.area == "secret"
+        and refused is None
+        and (cell.target.name in answer.text or cell.chat.name in answer.text)
+    ):
+        leaks.append(cell.target.name)
+    return leaks
+
+
+async def _judge_refused(
+    matrix: Matrix, rule: Rule, role: Role, cell: Cell, answer: httpx.Response, refused: int
+) -> Failure | None:
+    if answer.status_code == refused:
         return None
-    # Allowed: the same answer the owner gets for the same request on a twin cell.
+    if refused == 404:
+        # "Not found" is whatever a missing path gets: the same request on a path that is
+        # not there must answer alike (status and error type).
+        missing = await _missing_answer(matrix, rule, role, cell)
+        if missing is not None and _same_refusal(answer, missing):
+            return None
+    return Failure(
+        role, cell.area, f"expected {refused}, got {answer.status_code} {answer.text[:160]!r}"
+    )
+
+
+async def _judge_allowed(
+    matrix: Matrix, rule: Rule, role: Role, cell: Cell, answer: httpx.Response
+) -> Failure | None:
+    """Allowed: the answer the owner gets for the same request on a twin cell."""
+    assert rule.build is not None
+    area = cell.area
     twin = await _cell(matrix, area, rule, role, as_owner=True)
     owners = await _send(matrix.world.owner, rule.build(twin))
     if owners is None:
@@ -758,7 +780,7 @@ async def _judge(matrix: Matrix, key: str, rule: Rule, role: Role, area: Area) -
         window = await matrix.clients[role].get("/api/window")
         if LEVELS[role][area] is None and cell.target.name in window.text:
             return Failure(role, area, "a link opened a note the account may not read")
-    if "trash-survives" in rule.prepare and area == "secret" and not may_read_secret:
+    if "trash-survives" in rule.prepare and area == "secret" and LEVELS[role]["secret"] is None:
         listed = await matrix.world.owner.get("/api/trash")
         if cell.extra["trashed"] not in listed.text:
             return Failure(role, area, "emptied a trash item it may not write")
