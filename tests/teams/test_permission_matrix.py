@@ -176,7 +176,7 @@ ROUTES: dict[str, Rule] = {
         prepare=("open-as-role",),
     ),
     "POST /api/documents/stream-edit": Rule(
-        WRITE,
+        READ,  # a preview: it changes nothing (applying it is stream-edit-apply, a write)
         _post(
             "/api/documents/stream-edit",
             lambda c: {"find": "alpha", "replace": "beta", "path": _p(c)},
