@@ -421,7 +421,7 @@ ROUTES: dict[str, Rule] = {
     "GET /remote-image": Rule(ACCOUNT, _get("/remote-image", url=lambda c: "notaurl")),
     # Search.
     "GET /api/search": Rule(ACCOUNT, _get("/api/search", q=lambda c: SECRET_TEXT)),
-    "POST /api/search/reindex": Rule(ACCOUNT, _post("/api/search/reindex", lambda c: {})),
+    "POST /api/search/reindex": Rule(ADMIN, _post("/api/search/reindex", lambda c: {})),
     "GET /api/backlinks": Rule(READ, _get("/api/backlinks", path=_p)),
     "GET /api/titles": Rule(ACCOUNT, _get("/api/titles", q=lambda c: "keys")),
     # History.
