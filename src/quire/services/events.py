@@ -1,7 +1,8 @@
 """Window events, published by the services and delivered to each user's open browsers.
 
 An event is one of the ``quire.api.events`` models, so what the browser receives is what the
-contract says; the bus never looks inside one.
+contract says; the bus never looks inside one itself. A subscription made by an account in
+multi mode keeps only what ``quire.services.event_access`` lets that account see.
 
 In-process pub/sub on the event loop: publishing never blocks and never fails because of a
 slow reader. It holds no history: a browser that connects later reads the state from the API.
@@ -17,6 +18,8 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from quire.api.events import Event
+from quire.services.event_access import visible_event
+from quire.services.users.access import Access, current_access
 
 MAX_BEHIND = 1000
 """How many undelivered events a subscriber may hold before it is cut off."""
@@ -61,9 +64,11 @@ class EventBus:
         """``async with bus.subscribe(user) as events: async for event in events: …``.
 
         Events published after the ``async with`` is entered are delivered in order; the
-        iteration ends when the bus closes or the subscriber falls too far behind.
+        iteration ends when the bus closes or the subscriber falls too far behind. The
+        request's access (``current_access``) decides what is delivered: an account hears only
+        of what it may read.
         """
-        return self._subscription(user)
+        return self._subscription(user, current_access())
 
     def subscriber_count(self, user: str) -> int:
         """How many subscribers ``user`` has now."""
@@ -77,7 +82,7 @@ class EventBus:
                 self._drop(user, stream)
 
     @asynccontextmanager
-    async def _subscription(self, user: str) -> AsyncIterator[AsyncIterator[Event]]:
+    async def _subscription(self, user: str, access: Access) -> AsyncIterator[AsyncIterator[Event]]:
         send: MemoryObjectSendStream[Event]
         receive: MemoryObjectReceiveStream[Event]
         send, receive = anyio.create_memory_object_stream[Event](MAX_BEHIND)
@@ -87,7 +92,7 @@ class EventBus:
             self._subscribers.setdefault(user, set()).add(send)
         try:
             with receive:
-                yield receive
+                yield receive if not access.restricted else _Visible(receive, access)
         finally:
             self._drop(user, send)
 
@@ -98,3 +103,21 @@ class EventBus:
             if not streams:
                 del self._subscribers[user]
         stream.close()
+
+
+class _Visible:
+    """The events of a subscription as ``access`` may see them (``quire.services.event_access``);
+    a plain iterator, not an async generator, so nothing is left to finalise when it stops."""
+
+    def __init__(self, events: AsyncIterator[Event], access: Access) -> None:
+        self._events = events
+        self._access = access
+
+    def __aiter__(self) -> _Visible:
+        return self
+
+    async def __anext__(self) -> Event:
+        while True:
+            shown = visible_event(await anext(self._events), self._access)
+            if shown is not None:
+                return shown

@@ -82,7 +82,8 @@ async def export_for_download(
             overwrite=False,
             theme=theme,
             paper=paper,
-            allowed=[*allowed, folder],
+            allowed=allowed,
+            scratch=folder,
         )
         content = await anyio.to_thread.run_sync(Path(result.path).read_bytes)
     finally:

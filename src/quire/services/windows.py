@@ -1,7 +1,9 @@
 """The person's window, per user: tabs, the active document, views, present mode and recents.
 
 Owns which document is open and the path rules for opening one; it never edits a document's
-text (LiveDocuments does) and never renders anything (the browser does, from its events).
+text (LiveDocuments does) and never renders anything (the browser does, from its events). In
+multi mode a window shows only what its account may read: opening needs read access, and a
+tab or recent document whose read access was taken away is left out as if it were closed.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from quire.core.views import (
 )
 from quire.db import windows as store
 from quire.fs.documents import find_file
+from quire.services.document_access import readable, require_readable
+from quire.services.users.access import current_access
 
 if TYPE_CHECKING:
     from quire.db.engine import Database
@@ -134,6 +138,7 @@ class Windows:
         workspace. ``mode`` sets the tab's view; without it a tab already open keeps its own
         and a new one takes the window's current view (read when nothing is open). ``line``
         (1-based) is passed to the browser to scroll to. ``verb`` names the action in refusals.
+        Without read access the path is not found, as a missing file is.
         Publishes an ``open`` event (naming ``author``, the agent that opened it, when given)
         and a ``window`` event.
         """
@@ -143,6 +148,7 @@ class Windows:
             )
         if line is not None:
             whole_number(line, "line", 1, MAX_LINE)
+        require_readable(path, verb)
         resolved = await self._checked(path, verb)
         document = await self._documents.open(resolved)
         doc_id = document.doc_id
@@ -200,6 +206,7 @@ class Windows:
                     "work on the open document."
                 )
         if self._documents.get(tab.doc_id) is None:
+            require_readable(tab.path, "open")
             await self._documents.open(await self._checked(tab.path, "open"))
         return Opened(tab.path, tab.doc_id, tab.view)
 
@@ -272,6 +279,8 @@ class Windows:
         if not _is_doc_id(doc_id):
             raise _no_tab(doc_id)
         async with self._lock(user), self._db.session() as session, session.begin():
+            if current_access().restricted:
+                _require_tab(await store.load_window(session, user), doc_id)
             if not await store.set_tab_view(session, user, doc_id, view):
                 raise _no_tab(doc_id)
         return await self._announce(user)
@@ -296,6 +305,14 @@ class Windows:
         return await self._announce(user)
 
     async def state(self, user: str) -> WindowState:
+        """The user's window as the request may see it: as stored (cached between changes),
+        without the tabs of documents it may not read (an active one of those leaves the
+        window with no active document)."""
+        state = await self._stored(user)
+        access = current_access()
+        return _readable_tabs(state) if access.restricted else state
+
+    async def _stored(self, user: str) -> WindowState:
         """The user's window as stored (cached between changes)."""
         cached = self._states.get(user)
         if cached is not None:
@@ -313,12 +330,17 @@ class Windows:
         self._states.pop(user, None)
 
     async def recent(self, user: str, limit: int = RECENT_LIMIT[2]) -> list[Recent]:
-        """The user's recently opened documents, newest first; ``limit`` is 1 to 200."""
+        """The user's recently opened documents, newest first; ``limit`` is 1 to 200. Those
+        the request may not read are left out."""
         low, high, _ = RECENT_LIMIT
         whole_number(limit, "limit", low, high)
+        restricted = current_access().restricted
         async with self._db.session() as session:
-            rows = await store.list_recents(session, user, limit)
-        return [Recent(Path(row.path), row.name, row.opened_at_ms) for row in rows]
+            rows = await store.list_recents(session, user, RECENTS_KEPT if restricted else limit)
+        found = [Recent(Path(row.path), row.name, row.opened_at_ms) for row in rows]
+        if restricted:
+            found = [item for item in found if readable(item.path)][:limit]
+        return found
 
     async def _checked(self, path: Path, verb: str) -> Path:
         folders = self._workspaces.openable
@@ -361,9 +383,9 @@ class Windows:
 
     async def _announce(self, user: str) -> WindowState:
         self._forget(user)
-        state = await self.state(user)
-        self._bus.publish(user, WindowEvent(data=window_answer(state)))
-        return state
+        # Every tab goes out: each subscription keeps the tabs its account may read.
+        self._bus.publish(user, WindowEvent(data=window_answer(await self._stored(user))))
+        return await self.state(user)
 
     def _lock(self, user: str) -> anyio.Lock:
         lock = self._locks.get(user)
@@ -444,8 +466,21 @@ def _neighbour(window: store.StoredWindow, doc_id: str) -> str | None:
 
 
 def _require_tab(window: store.StoredWindow, doc_id: str) -> None:
-    if not _is_doc_id(doc_id) or all(tab.doc_id != doc_id for tab in window.tabs):
+    """Raise NotOpen unless a tab the request may read holds ``doc_id``."""
+    tab = next((tab for tab in window.tabs if tab.doc_id == doc_id), None)
+    if not _is_doc_id(doc_id) or tab is None or not readable(Path(tab.path)):
         raise _no_tab(doc_id)
+
+
+def _readable_tabs(state: WindowState) -> WindowState:
+    """``state`` without the tabs the request may not read; with the active one among them,
+    no document is active (nor presented)."""
+    tabs = tuple(tab for tab in state.tabs if readable(tab.path))
+    if len(tabs) == len(state.tabs):
+        return state
+    if all(tab.doc_id != state.active for tab in tabs):
+        return WindowState(tabs, None, None, False)
+    return WindowState(tabs, state.active, state.view, state.present)
 
 
 def _is_doc_id(value: object) -> bool:

@@ -1,4 +1,5 @@
-"""``/ws/events``: the signed-in user's window events, one JSON text frame each.
+"""``/ws/events``: the signed-in user's window events, one JSON text frame each (in multi mode
+only those about what the account may read: the bus subscription filters them).
 
 Frames are the ``quire.api.events`` models dumped, ``{"kind": ..., "data": {...}}``; the
 browser never sends anything that matters here. The socket ends with 1013 when the bus cuts

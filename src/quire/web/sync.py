@@ -2,7 +2,9 @@
 live document, binary frames as y-websocket speaks them.
 
 Owns the wire protocol and each connection's send queue. The document, its journal and who
-may connect are not its business (LiveDocuments and the auth middleware own them).
+may connect are not its business (LiveDocuments and the auth middleware own them): a document
+the account may not read is unknown to ``restore``, and the updates of an account that may
+only read it are dropped (it receives every update, its own change nothing).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pycrdt import (
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from quire.services.document_access import writable
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.documents import LiveDocuments
 from quire.web.context import services_of
@@ -50,23 +53,24 @@ async def document_socket(websocket: WebSocket) -> None:
 
 async def serve_document(websocket: WebSocket, documents: LiveDocuments) -> None:
     """Speak the sync protocol for the document ``doc_id`` of the path until the editor
-    leaves. An id naming no document (open now, or stored from before a restart) is closed
-    with 4404."""
+    leaves. An id naming no document (open now, or stored from before a restart), or one
+    the account may not read, is closed with 4404."""
     doc_id = str(websocket.path_params.get("doc_id", ""))
     live = await documents.restore(doc_id)
     await websocket.accept()
     if live is None:
         await websocket.close(CLOSE_UNKNOWN, "No document has this id; open the document first.")
         return
-    await _Connection(websocket, live).run()
+    await _Connection(websocket, live, may_change=writable(live.path)).run()
 
 
 class _Connection:
     """One editor connected to one document."""
 
-    def __init__(self, websocket: WebSocket, live: LiveDocument) -> None:
+    def __init__(self, websocket: WebSocket, live: LiveDocument, *, may_change: bool) -> None:
         self._websocket = websocket
         self._live = live
+        self._may_change = may_change
         self._origin = Origin("person", f"editor-{secrets.token_hex(6)}")
         self._send: MemoryObjectSendStream[bytes]
         self._receive: MemoryObjectReceiveStream[bytes]
@@ -74,6 +78,7 @@ class _Connection:
         self._changed = anyio.Event()
         self._client_ids: set[int] = set()
         self._close: tuple[int, str] | None = None
+        self._stopped = False
 
     async def run(self) -> None:
         live = self._live
@@ -92,6 +97,11 @@ class _Connection:
                 group.start_soon(self._persister)
                 await self._receiver()
                 group.cancel_scope.cancel()
+        except anyio.get_cancelled_exc_class():
+            # Stopped from outside (the account's access was taken away): whoever stopped it
+            # closes the socket with its own code (4401/4403).
+            self._stopped = True
+            raise
         finally:
             live.ydoc.unobserve(subscription)
             live.awareness.unobserve(awareness_id)
@@ -101,7 +111,8 @@ class _Connection:
                 live.awareness.remove_awareness_states(sorted(self._client_ids), self)
             with anyio.CancelScope(shield=True):
                 await self._flush()
-                await self._close_socket()
+                if not self._stopped:
+                    await self._close_socket()
             live.connections -= 1
 
     async def _receiver(self) -> None:
@@ -133,6 +144,9 @@ class _Connection:
                 reply = handle_sync_message(data[1:], live.ydoc)
                 if reply is not None:
                     self._queue(reply)
+                return
+            if not self._may_change:
+                logger.debug("Dropped an update of %s from an editor who may only read", live.path)
                 return
             with live.change(self._origin):
                 handle_sync_message(data[1:], live.ydoc)

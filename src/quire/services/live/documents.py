@@ -3,7 +3,9 @@
 Owns opening (with unsaved edits restored), agents' edits (one at a time per document, applied
 as the smallest change, refused when too large to send), a person's task clicks, previews,
 saves, reloads after changes on disk, and conflicts. Path rules are the caller's: every path
-reaching ``open`` has passed ``quire.fs`` checks.
+reaching ``open`` has passed ``quire.fs`` checks. Grants are checked here by document id: a
+document the request may not read is as unknown, a change needs write access
+(``quire.services.document_access``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from quire.fs.folders import AllowedFolders
 from quire.markdown import edits, tasks
 from quire.markdown.edits import Replacement
 from quire.markdown.merge import Conflict, merge3
+from quire.services.document_access import readable, require_writable
 from quire.services.events import EventBus
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.events import (
@@ -72,7 +75,7 @@ class LiveDocuments:
         *,
         folders: AllowedFolders,
         clock: Callable[[], int],
-        users: Callable[[], Iterable[str]] = lambda: (OWNER,),
+        users: Callable[[], Iterable[str]] | None = None,
     ) -> None:
         self._db = db
         self.writer = JournalWriter(db)
@@ -176,13 +179,16 @@ class LiveDocuments:
 
     async def restore(self, doc_id: str) -> LiveDocument | None:
         """The open document ``doc_id``, reopening the file of its stored buffer if needed (an
-        editor reconnecting after a restart); None when there is no such buffer or file."""
+        editor reconnecting after a restart); None when there is no such buffer or file, or
+        when the request may not read it (as if there were none)."""
         live = self._documents.get(doc_id)
         if live is not None:
-            return live
+            return live if readable(live.path) else None
         async with self._db.session() as session:
             stored = await buffers.buffer_path(session, doc_id)
-        if stored is None or await self._id_of(Path(stored)) != doc_id:
+        if stored is None or not readable(Path(stored)):
+            return None
+        if await self._id_of(Path(stored)) != doc_id:
             return None
         try:
             return await self.open(Path(stored))
@@ -223,7 +229,7 @@ class LiveDocuments:
         ``replace`` together are more than a request may carry. ``read``: the version the
         agent last read, which only decides the answer's version (see ``_agent_view``)."""
         edits.check_request_size(find, replace)
-        live = self._require(doc_id)
+        live = self._require(doc_id, write=True)
         async with live.lock:
             current = live.text()
             result = edits.replace_unique(current, find, replace)
@@ -298,7 +304,7 @@ class LiveDocuments:
         is refused if ``find`` no longer occurs as often as it showed).
         """
         edits.check_request_size(find, replace)
-        live = self._require(doc_id)
+        live = self._require(doc_id, write=True)
         base_text = None if base is None else self.versions.text(doc_id, base)
         async with live.lock:
             remembered = None
@@ -438,7 +444,7 @@ class LiveDocuments:
         wanted (``quire.markdown.merge``). Without one the live text becomes ``content``.
         """
         edits.check_request_size(content)
-        live = self._require(doc_id)
+        live = self._require(doc_id, write=True)
         base_text = None if base is None else self.versions.text(doc_id, base)
         async with live.lock:
             current_text = live.text()
@@ -467,7 +473,7 @@ class LiveDocuments:
         like any edit; see ``quire.markdown.tasks.toggle_task``), after any edit already under
         way, as one change of that one character. Returns whether the text changed (false for
         a box already in that state); InvalidArgument when ``line`` holds no task."""
-        live = self._require(doc_id)
+        live = self._require(doc_id, write=True)
         async with live.lock:
             current = live.text()
             new = tasks.toggle_task(current, line, checked)
@@ -485,7 +491,7 @@ class LiveDocuments:
 
         Refused (EditRefused) while the file conflicts with unsaved edits: resolve it first.
         """
-        live = self._require(doc_id)
+        live = self._require(doc_id, write=True)
         async with live.lock:
             text = await self._save_checked(live)
         await self._saved(live.path, author, text)
@@ -495,7 +501,7 @@ class LiveDocuments:
         file as it is) or the file's (``disk``; the live text becomes it). Either is allowed
         without a conflict: ``disk`` then reloads the file. Every window is told the conflict
         ended."""
-        live = self._require(doc_id)
+        live = self._require(doc_id, write=True)
         async with live.lock:
             _, disk = await read_file(self._folders, live.path)
             if keep == "disk":
@@ -588,13 +594,17 @@ class LiveDocuments:
             live.folder = found.folder
             await self._reload(live)
 
-    def _require(self, doc_id: str) -> LiveDocument:
+    def _require(self, doc_id: str, *, write: bool = False) -> LiveDocument:
+        """The open document ``doc_id`` for the request: NotOpen as for an unknown id when it
+        may not read it, AccessDenied for a change (``write``) with read access only."""
         live = self._documents.get(doc_id)
-        if live is None:
+        if live is None or not readable(live.path):
             raise NotOpen(
                 f"No open document has the id '{doc_id}'. Open the document first (open_file), "
                 "then use the id it returns."
             )
+        if write:
+            require_writable(live.path, "change")
         return live
 
     async def _apply_text(
@@ -736,6 +746,12 @@ class LiveDocuments:
             self._publish(conflict_resolved_event(live))
 
     def _publish(self, *events: Event) -> None:
+        # Without a list of users every window hears of it; in multi mode each account's
+        # subscription keeps only the events about documents it may read.
+        if self._users is None:
+            for event in events:
+                self._bus.publish_all(event)
+            return
         for user in self._users():
             for event in events:
                 self._bus.publish(user, event)

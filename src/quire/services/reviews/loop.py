@@ -3,7 +3,9 @@
 Owns a review's life (pending, decided, timeout, superseded, late). The database is the durable
 truth and is written before anyone is told; pending reviews are also held in memory (write-
 through), so a decision is one UPDATE and a waiter is handed the outcome instead of reading it.
-A deadline timer records timeouts; nothing polls. Opening the file is the window's job.
+A deadline timer records timeouts; nothing polls. Opening the file is the window's job. A
+review is its user's alone; in multi mode a review of a file the account may no longer read is
+not found, as an unknown one is.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from quire.core.views import (
 )
 from quire.db import reviews as store
 from quire.db.reviews import StoredReview
+from quire.services.document_access import readable
 from quire.services.reviews.checks import check_request, check_resume, check_storable, content_hash
 from quire.services.reviews.results import (
     Annotations,
@@ -281,7 +284,11 @@ class Reviews:
     async def active(self, user: str) -> StoredReview | None:
         """The review the panel shows: the user's newest pending review within its window."""
         await self._ready()
-        mine = [review for review in self._pending.values() if review.user_id == user]
+        mine = [
+            review
+            for review in self._pending.values()
+            if review.user_id == user and _readable(review)
+        ]
         for review in sorted(mine, key=_age, reverse=True):
             settled = await self._settle(review)
             if settled.status == "pending":
@@ -292,6 +299,8 @@ class Reviews:
         """The user's newest review of the file at ``path`` (compared after resolving
         symlinks), its timeout recorded once its window closed; None when there is none."""
         resolved = await resolve(path)
+        if not readable(resolved):
+            return None
         await self._ready()
         async with self._db.session() as session:
             review = await store.latest_for_path(session, user, str(resolved))
@@ -353,9 +362,11 @@ class Reviews:
                 argument="review_id",
             )
         review = self._pending.get(review_id)
-        if review is not None and review.user_id == user:
-            return review
-        return await self._load(user, review_id)
+        if review is None or review.user_id != user:
+            review = await self._load(user, review_id)
+        if not _readable(review):
+            raise self._not_found(review_id)
+        return review
 
     async def _load(self, user: str, review_id: str) -> StoredReview:
         review = None
@@ -363,12 +374,15 @@ class Reviews:
             async with self._db.session() as session:
                 review = await store.get_review(session, review_id)
         if review is None or review.user_id != user:
-            raise ReviewNotFound(
-                f"No review has the id '{review_id}'. It was never requested here, or it is no "
-                f"longer kept (the server keeps each person's last {self._keep} reviews and "
-                "the newest review of each file). Request a new review."
-            )
+            raise self._not_found(review_id)
         return review
+
+    def _not_found(self, review_id: str) -> ReviewNotFound:
+        return ReviewNotFound(
+            f"No review has the id '{review_id}'. It was never requested here, or it is no "
+            f"longer kept (the server keeps each person's last {self._keep} reviews and "
+            "the newest review of each file). Request a new review."
+        )
 
     async def _write(self, review: StoredReview, *, was: ReviewStatus) -> bool:
         """Store ``review``'s outcome in one transaction if its stored status is still
@@ -430,6 +444,11 @@ class Reviews:
             review.user_id,
             ReviewEvent(data=ReviewData(action=action, review=review_record(review))),
         )
+
+
+def _readable(review: StoredReview) -> bool:
+    """Whether the request may read the file ``review`` is about (inline content: always)."""
+    return review.path is None or readable(Path(review.path))
 
 
 def _age(review: StoredReview) -> tuple[int, str]:

@@ -18,6 +18,7 @@ from quire.core.views import document_id
 from quire.db.reviews import StoredReview
 from quire.fs.documents import read_document
 from quire.markdown.tasks import Task, extract_tasks
+from quire.services.document_access import require_readable
 from quire.services.reviews.checks import content_hash
 from quire.services.reviews.results import Annotations
 
@@ -33,7 +34,9 @@ class ReviewTexts:
 
     async def text_of(self, path: Path) -> str:
         """The text of the file at ``path`` now: its live buffer when open, else the file.
-        Raises the QuireError that says why a file cannot be read."""
+        Raises the QuireError that says why a file cannot be read (FileMissing, as for a
+        missing file, when the request may not read it)."""
+        require_readable(path, "read")
         doc_id = document_id(await resolve(path))
         if self._documents.get(doc_id) is not None:
             return await self._documents.text(doc_id)
