@@ -92,6 +92,7 @@ CHAT_DELETE = "chat-delete"  # deleting the owner's chat: only a workspace admin
 PERSONAL = "personal"  # someone else's review or approval by id: "not found" to every account
 BROWSER_ONLY = "browser-only"  # deciding an approval: a browser's login only, never a token
 ADMIN = "admin"  # account administration: superadmin only
+SELF = "self"  # the signed-in account's own page and tokens: any account, for itself
 
 
 @dataclass
@@ -452,6 +453,37 @@ ROUTES: dict[str, Rule] = {
     "WS /ws/documents/{doc_id}": Rule(READ, prepare=("doc",)),
 }
 
+# Routes other branches add (gap-admin's account and admin pages): judged when they are served,
+# and not a stale rule while they are not.
+PENDING: dict[str, Rule] = {
+    "GET /api/account": Rule(SELF, _get("/api/account")),
+    "GET /api/account/tokens": Rule(SELF, _get("/api/account/tokens")),
+    "POST /api/account/tokens": Rule(SELF, _post("/api/account/tokens", lambda c: {})),
+    "POST /api/account/tokens/revoke": Rule(
+        SELF, _post("/api/account/tokens/revoke", lambda c: {})
+    ),
+    "POST /api/account/password": Rule(SELF, _post("/api/account/password", lambda c: {})),
+    "POST /api/account/sign-out-everywhere": Rule(SIGN_IN),
+    "GET /api/admin": Rule(ADMIN, _get("/api/admin")),
+    **{
+        f"POST /api/admin/{tail}": Rule(ADMIN, _post(f"/api/admin/{tail}", lambda c: {}))
+        for tail in (
+            "users",
+            "users/role",
+            "users/disable",
+            "users/delete",
+            "users/password",
+            "grants",
+            "grants/revoke",
+            "groups",
+            "groups/delete",
+            "groups/members",
+            "groups/members/remove",
+        )
+    },
+}
+ROUTES.update(PENDING)
+
 # MCP tools: the same rules, through the HTTP routes each tool calls (the MCP server reaches
 # the server only through its API, with the account's token).
 TOOLS: dict[str, str] = {
@@ -514,7 +546,7 @@ def _expected(kind: str, role: Role, area: Area, *, signed_out: int = 401) -> in
     if role in SIGNED_OUT:
         return signed_out
     level = LEVELS[role][area]
-    if kind in (ACCOUNT, LINK):
+    if kind in (ACCOUNT, LINK, SELF):
         return None
     if kind == ADMIN:
         return None if role == "superadmin" else 403
@@ -768,6 +800,11 @@ async def _judge_allowed(
     owners = await _send(matrix.world.owner, rule.build(twin))
     if owners is None:
         return None
+    if rule.kind in (SELF, ADMIN):
+        # The owner (the server's token) has no account: judge by the role's answer alone.
+        if answer.status_code in (401, 403, 404) or answer.status_code >= 500:
+            return Failure(role, area, f"allowed, got {answer.status_code} {answer.text[:160]!r}")
+        return None
     if answer.status_code in (401, 403) or (
         answer.status_code != owners.status_code and answer.status_code >= 400
     ):
@@ -826,7 +863,7 @@ def _same_refusal(answer: httpx.Response, missing: httpx.Response) -> bool:
 
 
 def _http_keys() -> list[str]:
-    return [key for key, rule in ROUTES.items() if rule.build is not None]
+    return [key for key, rule in ROUTES.items() if rule.build is not None and key not in PENDING]
 
 
 async def test_every_route_has_a_rule(tmp_path: Path) -> None:
@@ -834,7 +871,11 @@ async def test_every_route_has_a_rule(tmp_path: Path) -> None:
         keys = _route_keys(world)
     missing = [key for key in keys if key not in ROUTES]
     assert not missing, f"routes without a rule in ROUTES: {missing}"
-    stale = [key for key in ROUTES if key not in keys and not key.startswith("HEAD ")]
+    stale = [
+        key
+        for key in ROUTES
+        if key not in keys and not key.startswith("HEAD ") and key not in PENDING
+    ]
     assert not stale, f"rules for routes the app does not have: {stale}"
 
 
@@ -845,10 +886,15 @@ def test_every_tool_has_a_rule() -> None:
     assert not [name for name in TOOLS if name not in names]
 
 
-@pytest.mark.parametrize("key", _http_keys())
+@pytest.mark.parametrize("key", _http_keys() + [key for key in PENDING if PENDING[key].build])
 async def test_route(tmp_path: Path, key: str) -> None:
     rule = ROUTES[key]
     failures: list[Failure] = []
+    if key in PENDING:
+        async with team_world(tmp_path / "probe") as probe:
+            served = key in _route_keys(probe)
+        if not served:
+            pytest.skip(f"{key} is not served by this app (another branch adds it)")
     async with team_world(tmp_path) as world:
         matrix = await _matrix(world)
         for role in ROLES:
