@@ -891,6 +891,7 @@ async def test_route(tmp_path: Path, key: str) -> None:
     rule = ROUTES[key]
     failures: list[Failure] = []
     if key in PENDING:
+        (tmp_path / "probe").mkdir()
         async with team_world(tmp_path / "probe") as probe:
             served = key in _route_keys(probe)
         if not served:
