@@ -15,6 +15,7 @@ from bench import (
     mcp,
     search,
     server,
+    teams,
     ui,
 )
 
@@ -30,6 +31,7 @@ SUITES = {
     "files": files.run,
     "history": history.run,
     "approvals": approvals.run,
+    "teams": teams.run,
 }
 
 

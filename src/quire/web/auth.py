@@ -6,14 +6,17 @@ ids are compared in constant time and never logged or echoed back.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
+import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.responses import RedirectResponse
@@ -134,14 +137,71 @@ class OwnerSignIn:
         return None
 
 
+ChangeStamp = Callable[[], bytes | None]
+"""Reads a value that changes whenever any process commits to the accounts' database (None:
+cannot tell, so nothing is taken from the cache)."""
+WAL_INDEX_HEADER_BYTES = 96
+CACHE_MAX_AGE_S = 1.0
+"""How long a cached sign-in is trusted at most, even with no commit seen: a token's expiry
+and a session's idle limit are times, not commits."""
+CACHE_MAX_ENTRIES = 1024
+_SQLITE_PREFIX = "sqlite+aiosqlite:///"
+
+
+def sqlite_change_stamp(database_url: str) -> ChangeStamp | None:
+    """For a SQLite database (WAL mode, as Quire opens it): its wal-index header, the first
+    96 bytes of the ``-shm`` file. SQLite's change counter, frame count and salts live there
+    and move with every commit by any process before the commit is visible to anyone, so an
+    unchanged header means no one committed. None for another database (PostgreSQL)."""
+    if not database_url.startswith(_SQLITE_PREFIX):
+        return None
+    path = unquote(database_url[len(_SQLITE_PREFIX) :].partition("?")[0])
+    if not path or path == ":memory:":
+        return None
+    shm = Path(path + "-shm")
+
+    def stamp() -> bytes | None:
+        # Opened each time (a few microseconds): the file is replaced when the database is
+        # closed by every process, and a kept descriptor would read the old one forever.
+        try:
+            with shm.open("rb", buffering=0) as header:
+                found = header.read(WAL_INDEX_HEADER_BYTES)
+        except OSError:
+            return None
+        return found if len(found) == WAL_INDEX_HEADER_BYTES else None
+
+    return stamp
+
+
+@dataclass(frozen=True)
+class _Cached:
+    signed: SignedIn | None
+    stamp: bytes
+    at: float
+
+
 class TeamSignIn:
     """Multi mode: an account's API token or browser session signs in as that account, with
     the access its grants give; the server's own token (server.json, readable only by the
-    account that runs the server) still signs in as the owner, for local tools."""
+    account that runs the server) still signs in as the owner, for local tools.
 
-    def __init__(self, owner: OwnerSignIn, team: Team) -> None:
+    With a ``stamp`` (SQLite), who a credential signs in as is kept in memory, keyed by the
+    credential's SHA-256 digest, and reused while the database's change stamp is the one it
+    was read under (and for at most ``CACHE_MAX_AGE_S``): any commit by any process (a
+    ``quire user`` command, the admin page, a sign-out) makes the next request read the
+    database again, so access still ends on the very next request."""
+
+    def __init__(self, owner: OwnerSignIn, team: Team, *, stamp: ChangeStamp | None = None) -> None:
         self.owner = owner
         self.team = team
+        self.stamp = stamp
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self.lookups = 0
+        """Database sign-ins done (tests and the bench read it)."""
+
+    def forget(self) -> None:
+        """Drop every cached sign-in (after a change made in this process)."""
+        self._cache.clear()
 
     async def sign_in(self, headers: Headers) -> SignedIn | None:
         """The account a token or session cookie signs in as, or None."""
@@ -149,15 +209,38 @@ class TeamSignIn:
         if token is not None:
             if tokens_match(token, self.owner.token):
                 return SignedIn(self.owner.user, False)
-            return await self.check(Credential("token", token))
+            return await self.cached(Credential("token", token))
         session_id = session_cookie(headers)
         if session_id is not None:
-            return await self.check(Credential("session", session_id))
+            return await self.cached(Credential("session", session_id))
         return None
+
+    async def cached(self, credential: Credential) -> SignedIn | None:
+        """``check``, answered from memory when no one committed to the database since."""
+        before = None if self.stamp is None else self.stamp()
+        if before is None:
+            return await self.check(credential)
+        key = hashlib.sha256(
+            f"{credential.kind}:{credential.secret}".encode("utf-8", "surrogateescape")
+        ).hexdigest()
+        now = time.monotonic()
+        found = self._cache.get(key)
+        if found is not None and found.stamp == before and now - found.at < CACHE_MAX_AGE_S:
+            return found.signed
+        signed = await self.check(credential)
+        # Kept under the stamp read BEFORE the lookup: a commit during it changes the stamp,
+        # so the next request looks again.
+        self._cache[key] = _Cached(signed, before, now)
+        self._cache.move_to_end(key)
+        while len(self._cache) > CACHE_MAX_ENTRIES:
+            self._cache.popitem(last=False)
+        return signed
 
     async def check(self, credential: Credential) -> SignedIn | None:
         """Who ``credential`` signs in as now, with the access the account has now; None when
-        it is unknown, expired, revoked, or its account is disabled."""
+        it is unknown, expired, revoked, or its account is disabled. Always reads the
+        database."""
+        self.lookups += 1
         if credential.kind == "token":
             identity = await self.team.tokens.verify(credential.secret)
         else:
@@ -199,11 +282,23 @@ class AuthMiddleware:
         self.connections = connections
         self.how_to_sign_in = how_to_sign_in
         self.sign_in_page = sign_in_page
+        self._stamp_found = False
+
+    def _find_stamp(self, scope: Scope) -> None:
+        """Give a team sign-in its database's change stamp, from the app's settings (once)."""
+        self._stamp_found = True
+        services = getattr(getattr(scope.get("app"), "state", None), "services", None)
+        if isinstance(self.method, TeamSignIn) and self.method.stamp is None:
+            url = getattr(getattr(services, "settings", None), "database_url", None)
+            if isinstance(url, str):
+                self.method.stamp = sqlite_change_stamp(url)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
+        if not self._stamp_found:
+            self._find_stamp(scope)
         if scope["type"] == "http" and _is_login(scope, self.sign_in_page):
             await self.app(scope, receive, send)
             return
@@ -232,10 +327,30 @@ class AuthMiddleware:
         elif scope["path"] in (LOGIN_PATH, "/open"):
             await sign_in_needed_page(self.how_to_sign_in)(scope, receive, send)
         else:
-            message = f"This request needs Quire's token. {self.how_to_sign_in}"
-            response = error_response(401, "Unauthorized", message)
+            response = error_response(401, "Unauthorized", self.refusal(Headers(scope=scope)))
             response.headers["WWW-Authenticate"] = 'Bearer realm="quire"'
             await response(scope, receive, send)
+
+    def refusal(self, headers: Headers) -> str:
+        """Why a request did not sign in, and what to do (never echoing what it sent)."""
+        if self.sign_in_page is None:
+            return f"This request needs Quire's token. {self.how_to_sign_in}"
+        if bearer_token(headers) is not None:
+            return (
+                "This API token does not sign in: it is unknown, expired or revoked, or its "
+                "account is disabled. Make a new one on your account page, or ask an admin "
+                "(`quire user token USERNAME`)."
+            )
+        if session_cookie(headers) is not None:
+            return (
+                f"Your session has ended (signed out, expired, or the account was disabled). "
+                f"Sign in again at {self.sign_in_page}."
+            )
+        return (
+            f"Sign in first: open {self.sign_in_page} in a browser, or send "
+            "`Authorization: Bearer <token>` with an API token (`quire user token USERNAME` "
+            "makes one)."
+        )
 
 
 class HostOriginMiddleware:

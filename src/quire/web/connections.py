@@ -65,18 +65,26 @@ class OpenConnections:
     ) -> None:
         """Serve the request, stopping it if its credential or access is taken away."""
         assert signed.credential is not None
-        started = False
+        started = closed = False
+        reloads = scope["type"] == "websocket" and scope.get("path") == EVENTS_PATH
+        item = _Open(signed, anyio.CancelScope(), reloads=reloads)
 
         async def watched_send(message: Message) -> None:
-            nonlocal started
+            nonlocal started, closed
             if message["type"] in ("http.response.start", "websocket.accept"):
                 started = True
             if message["type"] == "websocket.close" or message["type"] == "websocket.send":
                 started = True
+            if message["type"] == "websocket.close":
+                if closed:
+                    return
+                closed = True
+                if item.ended is not None:
+                    # The route's own clean-up closes its socket as it is cancelled (often
+                    # with 1000): the client must learn why instead.
+                    message = _close_message(item.ended)
             await send(message)
 
-        reloads = scope["type"] == "websocket" and scope.get("path") == EVENTS_PATH
-        item = _Open(signed, anyio.CancelScope(), reloads=reloads)
         self._open.setdefault(signed.credential, set()).add(item)
         self._wake.set()
         try:
@@ -88,12 +96,18 @@ class OpenConnections:
                 items.discard(item)
                 if not items:
                     del self._open[signed.credential]
-        if item.ended is not None:
+        if item.ended is not None and not closed:
             await _answer_ended(scope, send, item.ended, started=started)
 
-    async def recheck(self, *, only: Callable[[SignedIn], bool] = lambda signed: True) -> int:
+    async def recheck(
+        self, *, only: Callable[[SignedIn], bool] = lambda signed: True, forget: bool = True
+    ) -> int:
         """Sign every open credential in again (those ``only`` picks) and stop the requests
-        whose credential no longer signs in or whose access changed; how many were stopped."""
+        whose credential no longer signs in or whose access changed; how many were stopped.
+        Cached sign-ins are dropped first (``forget``): a change made in this process counts
+        at once."""
+        if forget:
+            self.sign_in.forget()
         stopped = 0
         for credential, items in list(self._open.items()):
             picked = [item for item in items if only(item.signed)]
@@ -135,15 +149,22 @@ class OpenConnections:
                 await self._wake.wait()
             await anyio.sleep(RECHECK_S)
             try:
-                await self.recheck()
+                await self.recheck(forget=False)
             except Exception:
                 logger.exception("Rechecking open connections failed")
 
 
 def _reason(before: SignedIn, now: SignedIn | None) -> str | None:
+    """Why a request that signed in as ``before`` must stop, now that its credential signs in
+    as ``now``: gone, or another account, role or narrower grants (a role taken away ends
+    what it allowed, such as an admin page's open requests)."""
     if now is None:
         return "signed-out"
-    if now.user != before.user or not _keeps(before.access, now.access):
+    if (
+        now.user != before.user
+        or now.access.identity != before.access.identity
+        or not _keeps(before.access, now.access)
+    ):
         return "access-changed"
     if _grew(before.access, now.access):
         return "access-grew"
@@ -178,17 +199,22 @@ async def _answer_ended(scope: Scope, send: Send, reason: str, *, started: bool)
     WebSocket, a 401/403 on a request that had not answered yet (else nothing: the connection
     ends)."""
     try:
-        if scope["type"] == "websocket" and reason == "access-grew":
-            await send({"type": "websocket.close", "code": CLOSE_RECONNECT, "reason": GREW})
-        elif scope["type"] == "websocket":
-            code = WS_UNAUTHORIZED if reason == "signed-out" else WS_FORBIDDEN
-            await send({"type": "websocket.close", "code": code, "reason": ENDED})
+        if scope["type"] == "websocket":
+            await send(_close_message(reason))
         elif not started:
             status = 401 if reason == "signed-out" else 403
             title = "Unauthorized" if status == 401 else "Forbidden"
             await error_response(status, title, ENDED)(scope, _no_body, send)
     except Exception:  # the client went away meanwhile
         logger.debug("Could not tell a client its access ended", exc_info=True)
+
+
+def _close_message(reason: str) -> Message:
+    """The close a stopped socket gets: reconnect (access grew), 4401 or 4403."""
+    if reason == "access-grew":
+        return {"type": "websocket.close", "code": CLOSE_RECONNECT, "reason": GREW}
+    code = WS_UNAUTHORIZED if reason == "signed-out" else WS_FORBIDDEN
+    return {"type": "websocket.close", "code": code, "reason": ENDED}
 
 
 async def _no_body() -> Message:

@@ -89,7 +89,9 @@ async def sign_in(request: Request) -> Response:
         return values[0] if len(values) == 1 else ""
 
     expected = request.cookies.get(CSRF_COOKIE, "")
-    if not expected or not secrets.compare_digest(one("csrf"), expected):
+    if not expected or not secrets.compare_digest(
+        one("csrf").encode("utf-8", "surrogateescape"), expected.encode("utf-8", "surrogateescape")
+    ):
         return _form_page(
             request,
             error="This sign-in form expired or came from another page. Sign in again here.",
@@ -108,6 +110,12 @@ async def sign_in(request: Request) -> Response:
         return response
     except SignInRefused as exc:
         return _form_page(request, error=str(exc), status=401)
+    brought = session_cookie(request.headers)
+    if brought is not None:
+        # Whatever session this browser had before (another account's, or one planted in
+        # it) ends here; the new one gets a new id.
+        await team.sessions.sign_out(brought)
+        await recheck_connections(request)
     session_id = await team.sessions.create(identity)
     response = RedirectResponse(_next_path(one("next")), status_code=303)
     response.set_cookie(

@@ -1,0 +1,191 @@
+"""The sign-in plumbing of multi mode: the sign-in cache and what ends it, open connections
+closed when access shrinks, refusal messages, TLS origins, and attribution.
+
+The cache keeps who a credential signs in as while SQLite's wal-index header is unchanged;
+these tests prove a change made by ANOTHER process (``quire user …``, or a second engine on
+the same file) is seen on the very next request, with no wait.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+from starlette.requests import HTTPConnection
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from quire.services.users.access import GrantedAccess, acting_as
+from quire.services.users.identity import Identity
+from quire.web.auth import TeamSignIn, sqlite_change_stamp
+from quire.web.authors import request_author, requesting_agent
+from quire.web.context import USER_SCOPE_KEY
+from tests.support.team import TeamWorld, team_world
+from tests.web.live_server import live_server
+
+pytestmark = pytest.mark.anyio
+
+
+def _sign_in(world: TeamWorld) -> TeamSignIn:
+    sign_in = world.app.state.connections.sign_in
+    assert isinstance(sign_in, TeamSignIn)
+    return sign_in
+
+
+def _quire_user(world: TeamWorld, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """``quire user ARGS…`` in another process, against the world's state folder."""
+    state = world.services.settings.state_dir
+    env = {**os.environ, "QUIRE_HOME": str(state)}
+    env.pop("QUIRE_DB", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "quire.cli.main", "user", *args, "--state-dir", str(state)],
+        capture_output=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return done
+
+
+async def test_the_database_url_of_sqlite_gives_a_change_stamp(tmp_path: Path) -> None:
+    async with team_world(tmp_path) as world:
+        stamp = sqlite_change_stamp(world.services.settings.database_url)
+        assert stamp is not None
+        before = stamp()
+        assert before is not None
+        await world.account("alice")
+        assert stamp() != before
+    assert sqlite_change_stamp("postgresql+asyncpg://u@h/db") is None
+    assert sqlite_change_stamp("sqlite+aiosqlite:///:memory:") is None
+
+
+async def test_repeated_requests_are_answered_from_the_cache(tmp_path: Path) -> None:
+    async with team_world(tmp_path) as world:
+        alice = await world.account("alice", grants=[("team", "", "read")])
+        sign_in = _sign_in(world)
+        assert (await alice.api.get("/api/workspaces")).status_code == 200
+        before = sign_in.lookups
+        for _ in range(20):
+            assert (await alice.api.get("/api/workspaces")).status_code == 200
+        assert sign_in.lookups - before <= 2  # at most one more, when a second went by
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        (("revoke-token", "alice", "{token_id}"), 401),
+        (("disable", "alice"), 401),
+        (("sign-out", "alice"), None),
+        (("revoke", "alice", "team"), None),
+    ],
+)
+async def test_a_quire_user_command_in_another_process_counts_on_the_very_next_request(
+    tmp_path: Path, command: tuple[str, ...], status: int | None
+) -> None:
+    async with team_world(tmp_path) as world:
+        await world.account("boss", role="superadmin")
+        alice = await world.account("alice", grants=[("team", "", "read")])
+        browser = await world.browser("alice")
+        sign_in = _sign_in(world)
+        for _ in range(3):
+            assert (await alice.api.get("/api/workspaces")).status_code == 200
+            assert (await browser.get("/api/workspaces")).status_code == 200
+        (token,) = await world.team.tokens.list("alice")
+        before = sign_in.lookups
+        _quire_user(world, *(part.format(token_id=token.id) for part in command))
+        # No sleep: the next request reads the database again.
+        answer = await alice.api.get("/api/workspaces")
+        assert sign_in.lookups > before
+        if status is not None:
+            assert answer.status_code == status
+            # A revoked token leaves the browser signed in; a disabled account is signed out.
+            browsing = 200 if command[0] == "revoke-token" else status
+            assert (await browser.get("/api/workspaces")).status_code == browsing
+        elif command[0] == "sign-out":
+            assert answer.status_code == 200  # tokens stay; browsers are signed out
+            assert (await browser.get("/api/workspaces")).status_code == 401
+        else:
+            assert answer.status_code == 200
+
+
+async def test_a_commit_by_another_connection_counts_on_the_very_next_request(
+    tmp_path: Path,
+) -> None:
+    async with team_world(tmp_path) as world:
+        alice = await world.account("alice", grants=[("team", "", "read")])
+        for _ in range(3):
+            assert (await alice.api.get("/api/workspaces")).status_code == 200
+        other = create_async_engine(world.services.settings.database_url)
+        try:
+            async with other.begin() as connection:
+                await connection.execute(text("UPDATE accounts SET disabled = 1"))
+        finally:
+            await other.dispose()
+        assert (await alice.api.get("/api/workspaces")).status_code == 401
+
+
+async def test_a_shrunk_grant_closes_a_socket_and_a_new_grant_does_not(tmp_path: Path) -> None:
+    async with team_world(tmp_path) as world:
+        alice = await world.account(
+            "alice", grants=[("team", "open", "read"), ("team", "secret", "write")]
+        )
+        auth = {"Authorization": f"Bearer {alice.token}"}
+        async with live_server(world.app) as port:
+            url = f"ws://127.0.0.1:{port}/ws/events"
+            async with connect(url, additional_headers=auth) as socket:
+                await world.team.grants.grant("alice", "team", "", access="read")
+                await world.app.state.connections.recheck()
+                with anyio.move_on_after(0.3):
+                    await socket.recv()
+                assert socket.close_code is None  # a new grant ends nothing
+                await world.team.grants.revoke("alice", "team", "secret")
+                await world.app.state.connections.recheck()
+                with anyio.fail_after(5), pytest.raises(ConnectionClosed) as caught:
+                    while True:
+                        await socket.recv()
+                assert caught.value.rcvd is not None
+                assert caught.value.rcvd.code == 4403
+
+
+async def test_refusals_in_multi_mode_say_what_to_do(tmp_path: Path) -> None:
+    async with team_world(tmp_path) as world:
+        alice = await world.account("alice")
+        (token,) = await world.team.tokens.list("alice")
+        await world.team.tokens.revoke("alice", token.id)
+        revoked = await alice.api.get("/api/workspaces")
+        assert revoked.status_code == 401
+        assert "quire user token" in revoked.json()["error"]["message"]
+        assert alice.token not in revoked.text
+        nothing = await world.client().get("/api/workspaces")
+        assert "/login" in nothing.json()["error"]["message"]
+        ended = await world.client({"Cookie": "quire_session=gone"}).get("/api/workspaces")
+        assert "Sign in again" in ended.json()["error"]["message"]
+
+
+def _connection(headers: dict[str, str]) -> HTTPConnection:
+    raw = [(key.lower().encode(), value.encode()) for key, value in headers.items()]
+    return HTTPConnection({"type": "http", "headers": raw, USER_SCOPE_KEY: "alice"})
+
+
+def test_an_agent_is_a_label_written_with_its_account_in_multi_mode(tmp_path: Path) -> None:
+    access = GrantedAccess(Identity("acct-1", "alice", "collaborator"), (), ())
+    token = {"Authorization": "Bearer qt_x"}
+    with acting_as(access):
+        assert request_author(_connection({**token, "X-Quire-Agent": "claude"})) == (
+            "claude (via alice)"
+        )
+        assert request_author(_connection({**token, "X-Quire-Agent": "Alice"})) == "alice"
+        assert request_author(_connection(token)) == "alice"
+        assert requesting_agent(_connection(token)) == "alice"
+        assert request_author(_connection({})) == "alice"
+        assert requesting_agent(_connection({})) is None
+    # Single mode (and the server's own token) keeps the agent's bare name.
+    assert request_author(_connection({**token, "X-Quire-Agent": "claude"})) == "claude"
+    assert request_author(_connection(token)) == "agent"
