@@ -43,13 +43,16 @@ def make_harness(
     fixed: ServerInfo | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
     starter: Starter | None = None,
+    remote: bool = False,
 ) -> Harness:
     workspace = tmp_path / "ws"
     home = tmp_path / "home"
     state = tmp_path / "state"
     for folder in (workspace, home):
         folder.mkdir(exist_ok=True)
-    link = ServerLink(state=state, starter=starter, fixed=fixed, transport=transport)
+    link = ServerLink(
+        state=state, starter=starter, fixed=fixed, transport=transport, remote=remote
+    )
     gate = FolderGate(
         allow=list(allow),
         use_roots=use_roots,

@@ -26,6 +26,7 @@ from quire.services.users.identity import Identity
 from quire.web.auth import TeamSignIn, sqlite_change_stamp
 from quire.web.authors import request_author, requesting_agent
 from quire.web.context import USER_SCOPE_KEY
+from quire.web.events import CLOSE_RECONNECT
 from tests.support.team import TeamWorld, team_world
 from tests.web.live_server import live_server
 
@@ -131,7 +132,9 @@ async def test_a_commit_by_another_connection_counts_on_the_very_next_request(
         assert (await alice.api.get("/api/workspaces")).status_code == 401
 
 
-async def test_a_shrunk_grant_closes_a_socket_and_a_new_grant_does_not(tmp_path: Path) -> None:
+async def test_a_new_grant_asks_a_window_to_reload_and_a_shrunk_one_closes_it(
+    tmp_path: Path,
+) -> None:
     async with team_world(tmp_path) as world:
         alice = await world.account(
             "alice", grants=[("team", "open", "read"), ("team", "secret", "write")]
@@ -142,9 +145,12 @@ async def test_a_shrunk_grant_closes_a_socket_and_a_new_grant_does_not(tmp_path:
             async with connect(url, additional_headers=auth) as socket:
                 await world.team.grants.grant("alice", "team", "", access="read")
                 await world.app.state.connections.recheck()
-                with anyio.move_on_after(0.3):
-                    await socket.recv()
-                assert socket.close_code is None  # a new grant ends nothing
+                with anyio.fail_after(5), pytest.raises(ConnectionClosed) as grew:
+                    while True:
+                        await socket.recv()
+                assert grew.value.rcvd is not None
+                assert grew.value.rcvd.code == CLOSE_RECONNECT  # reconnect and reload
+            async with connect(url, additional_headers=auth) as socket:
                 await world.team.grants.revoke("alice", "team", "secret")
                 await world.app.state.connections.recheck()
                 with anyio.fail_after(5), pytest.raises(ConnectionClosed) as caught:

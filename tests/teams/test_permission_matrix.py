@@ -37,6 +37,7 @@ from urllib.parse import quote
 import anyio
 import httpx
 import pytest
+from mcp.shared.exceptions import MCPError
 from starlette.routing import Route, WebSocketRoute
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -93,6 +94,13 @@ PERSONAL = "personal"  # someone else's review or approval by id: "not found" to
 BROWSER_ONLY = "browser-only"  # deciding an approval: a browser's login only, never a token
 ADMIN = "admin"  # account administration: superadmin only
 SELF = "self"  # the signed-in account's own page and tokens: any account, for itself
+ADMINS = "admins"  # the admin page's gate: superadmins and workspace admins (finer rules in test_admin_api)
+WORKSPACE = (
+    "workspace"  # names a workspace: an account with no grant in it is told it is not served (400)
+)
+WORKSPACE_WRITE = "workspace-write"  # writes at a workspace's top: write access to all of it
+DISK = "disk"  # an MCP tool that reads the MCP process's own disk: never offered to an account
+SUPERADMIN = "superadmin"  # the server machine's own agents page: the owner and superadmins
 
 
 @dataclass
@@ -381,18 +389,29 @@ ROUTES: dict[str, Rule] = {
     "POST /api/chats/pin": Rule(
         READ, _post("/api/chats/pin", lambda c: {"path": str(c.chat), "pinned": True})
     ),
+    "GET /api/chats/members": Rule(READ, _get("/api/chats/members", path=lambda c: str(c.chat))),
+    "POST /api/chats/members": Rule(
+        WRITE,
+        _post(
+            "/api/chats/members",
+            lambda c: {"path": str(c.chat), "action": "add", "username": "boss"},
+        ),
+    ),
+    "GET /api/chats/people": Rule(
+        WORKSPACE, _get("/api/chats/people", workspace=lambda c: str(c.world.workspace))
+    ),
     "POST /api/chats/delete": Rule(
         CHAT_DELETE, _post("/api/chats/delete", lambda c: {"path": str(c.chat)})
     ),
     "GET /api/chats/gifs": Rule(
-        ACCOUNT, _get("/api/chats/gifs", workspace=lambda c: str(c.world.workspace))
+        WORKSPACE, _get("/api/chats/gifs", workspace=lambda c: str(c.world.workspace))
     ),
     "GET /api/chats/gif": Rule(
-        ACCOUNT,
+        WORKSPACE,
         _get("/api/chats/gif", workspace=lambda c: str(c.world.workspace), name=lambda c: "x"),
     ),
     "POST /api/chats/avatar": Rule(
-        ACCOUNT,
+        WORKSPACE_WRITE,
         _post(
             "/api/chats/avatar",
             lambda c: {"workspace": str(c.world.workspace), "as": "bot", "pick": "fox"},
@@ -421,7 +440,9 @@ ROUTES: dict[str, Rule] = {
     "GET /api/export/engines": Rule(ACCOUNT, _get("/api/export/engines")),
     "GET /remote-image": Rule(ACCOUNT, _get("/remote-image", url=lambda c: "notaurl")),
     # Search.
-    "GET /api/search": Rule(ACCOUNT, _get("/api/search", q=lambda c: SECRET_TEXT)),
+    # "hunter" finds the secret note's "hunter2" without the answer's echo of the query
+    # holding it: only a leaked snippet or path can.
+    "GET /api/search": Rule(ACCOUNT, _get("/api/search", q=lambda c: SECRET_TEXT[:-1])),
     "POST /api/search/reindex": Rule(ADMIN, _post("/api/search/reindex", lambda c: {})),
     "GET /api/backlinks": Rule(READ, _get("/api/backlinks", path=_p)),
     "GET /api/titles": Rule(ACCOUNT, _get("/api/titles", q=lambda c: "keys")),
@@ -443,10 +464,10 @@ ROUTES: dict[str, Rule] = {
     ),
     "GET /api/history/timeline": Rule(ACCOUNT, _get("/api/history/timeline"), prepare=("history",)),
     # Agents on this machine.
-    "GET /api/agents": Rule(ACCOUNT, _get("/api/agents")),
-    "POST /api/agents/hook": Rule(ACCOUNT, _post("/api/agents/hook", lambda c: {})),
+    "GET /api/agents": Rule(SUPERADMIN, _get("/api/agents")),
+    "POST /api/agents/hook": Rule(SUPERADMIN, _post("/api/agents/hook", lambda c: {})),
     "POST /api/agents/{agent_id}/connect": Rule(
-        ACCOUNT, lambda c: Call("POST", "/api/agents/none/connect")
+        SUPERADMIN, lambda c: Call("POST", "/api/agents/none/connect")
     ),
     # WebSockets (joined in test_websocket_joins).
     "WS /ws/events": Rule(ACCOUNT),
@@ -464,9 +485,9 @@ PENDING: dict[str, Rule] = {
     ),
     "POST /api/account/password": Rule(SELF, _post("/api/account/password", lambda c: {})),
     "POST /api/account/sign-out-everywhere": Rule(SIGN_IN),
-    "GET /api/admin": Rule(ADMIN, _get("/api/admin")),
+    "GET /api/admin": Rule(ADMINS, _get("/api/admin")),
     **{
-        f"POST /api/admin/{tail}": Rule(ADMIN, _post(f"/api/admin/{tail}", lambda c: {}))
+        f"POST /api/admin/{tail}": Rule(ADMINS, _post(f"/api/admin/{tail}", lambda c: {}))
         for tail in (
             "users",
             "users/role",
@@ -490,19 +511,19 @@ TOOLS: dict[str, str] = {
     "create_chat": WRITE,
     "create_document": WRITE,
     "delete_document": WRITE,
-    "diff_documents": READ,
-    "edit_canvas": WRITE,
+    "diff_documents": DISK,
+    "edit_canvas": DISK,
     "edit_document": WRITE,
     "export": ACCOUNT,
     "export_markdown_to_pdf": WRITE,
-    "export_metadata": READ,
-    "export_text": READ,
-    "get_conversation_context": ACCOUNT,
+    "export_metadata": DISK,
+    "export_text": DISK,
+    "get_conversation_context": DISK,
     "get_current_content": ACCOUNT,
     "get_history": READ,
-    "get_user_annotations": READ,
+    "get_user_annotations": ACCOUNT,
     "get_version": READ,
-    "list_ai_actions": ACCOUNT,
+    "list_ai_actions": OPEN,
     "list_chat_gifs": ACCOUNT,
     "list_chats": ACCOUNT,
     "list_recent": ACCOUNT,
@@ -514,7 +535,7 @@ TOOLS: dict[str, str] = {
     "replace_document": ACCOUNT,
     "request_review": WRITE,
     "restore_version": WRITE,
-    "save_conversation_message": ACCOUNT,
+    "save_conversation_message": DISK,
     "search_vault": ACCOUNT,
     "set_chat_avatar": ACCOUNT,
     "set_content": ACCOUNT,
@@ -548,8 +569,16 @@ def _expected(kind: str, role: Role, area: Area, *, signed_out: int = 401) -> in
     level = LEVELS[role][area]
     if kind in (ACCOUNT, LINK, SELF):
         return None
-    if kind == ADMIN:
+    if kind in (ADMIN, SUPERADMIN):
         return None if role == "superadmin" else 403
+    if kind == DISK:
+        return 403
+    if kind == ADMINS:
+        return None if role in ("superadmin", "admin") else 403
+    if kind == WORKSPACE:
+        return None if any(LEVELS[role].values()) else 400
+    if kind == WORKSPACE_WRITE:
+        return None if all(value == "write" for value in LEVELS[role].values()) else 404
     if kind == READ:
         return None if level is not None else 404
     if kind == WRITE:
@@ -796,6 +825,11 @@ async def _judge_allowed(
     """Allowed: the answer the owner gets for the same request on a twin cell."""
     assert rule.build is not None
     area = cell.area
+    # Before the owner's twin request, which may change the same state (empty the trash).
+    if "trash-survives" in rule.prepare and area == "secret" and LEVELS[role]["secret"] is None:
+        listed = await matrix.world.owner.get("/api/trash")
+        if cell.extra["trashed"] not in listed.text:
+            return Failure(role, area, "emptied a trash item it may not write")
     twin = await _cell(matrix, area, rule, role, as_owner=True)
     owners = await _send(matrix.world.owner, rule.build(twin))
     if owners is None:
@@ -817,10 +851,6 @@ async def _judge_allowed(
         window = await matrix.clients[role].get("/api/window")
         if LEVELS[role][area] is None and cell.target.name in window.text:
             return Failure(role, area, "a link opened a note the account may not read")
-    if "trash-survives" in rule.prepare and area == "secret" and LEVELS[role]["secret"] is None:
-        listed = await matrix.world.owner.get("/api/trash")
-        if cell.extra["trashed"] not in listed.text:
-            return Failure(role, area, "emptied a trash item it may not write")
     return None
 
 
@@ -984,7 +1014,7 @@ TOOL_ARGS: dict[str, ToolArgs] = {
         "role": "user",
         "content": "hi",
     },
-    "search_vault": lambda c: {"query": SECRET_TEXT},
+    "search_vault": lambda c: {"query": SECRET_TEXT[:-1]},
     "set_chat_avatar": lambda c: {
         "workspace": str(c.world.workspace),
         "as": "bot",
@@ -1032,7 +1062,15 @@ async def _mcp_clients(
             place = tmp_path / f"mcp-{who}"
             place.mkdir()
             info = ServerInfo(url=BASE_URL, token=token, pid=os.getpid())
-            harness = make_harness(place, allow=[world.workspace], fixed=info, transport=transport)
+            # An account's agent reaches the server as `quire mcp --server @alias` (or /mcp)
+            # does: remote, so every path goes to the server and its grants.
+            harness = make_harness(
+                place,
+                allow=[world.workspace],
+                fixed=info,
+                transport=transport,
+                remote=who != "owner",
+            )
             stack.push_async_callback(harness.services.link.aclose)
             clients[who] = await stack.enter_async_context(Client(harness.server))
         yield clients
@@ -1050,19 +1088,22 @@ async def test_tool(tmp_path: Path, tool: str) -> None:
                 for area in AREAS:
                     try:
                         cell = await _cell(matrix, area, rule, role)
-                        result = await clients[role].call_tool(tool, TOOL_ARGS[tool](cell))
-                        text = _tool_text(result)
+                        try:
+                            result = await clients[role].call_tool(tool, TOOL_ARGS[tool](cell))
+                            text, is_error = _tool_text(result), bool(result.is_error)
+                        except MCPError as refused_call:  # a tool not offered to this caller
+                            text, is_error = str(refused_call), True
                         refused = _expected(kind, role, area)
                         may_read_secret = LEVELS[role]["secret"] is not None and (
                             role not in SIGNED_OUT
                         )
                         if not may_read_secret and (SECRET_TEXT in text or SECRET_NOTE in text):
                             failures.append(Failure(role, area, f"leaked: {text[:160]!r}"))
-                        elif refused is not None and not result.is_error:
+                        elif refused is not None and not is_error:
                             failures.append(
                                 Failure(role, area, f"expected a refusal, got {text[:160]!r}")
                             )
-                        elif refused is None and result.is_error and kind != ACCOUNT:
+                        elif refused is None and is_error and kind != ACCOUNT:
                             twin = await _cell(matrix, area, rule, role, as_owner=True)
                             owners = await clients["owner"].call_tool(tool, TOOL_ARGS[tool](twin))
                             if not owners.is_error:

@@ -129,14 +129,20 @@ async def get_user_annotations_tool(env: ToolEnv, args: dict[str, Any]) -> dict[
         api = await env.link.running()
     except QuireError:
         api = None
-    if api is None:
+    if api is None and not env.remote:
         return await _from_disk(env, path, server_running=False, note=_NO_SERVER_NOTE)
     try:
+        if api is None:  # an account's call: the server it reaches is the only source
+            api = await env.link.api()
         return (await api.annotations(str(path))).dump()
     except TokenRefused as refused:
+        if env.remote:  # an account's refused token reads nothing, not even from disk
+            raise
         note = f"{refused} Meanwhile the tasks were read from the file on disk."
         return await _from_disk(env, path, server_auth_failed=True, note=note)
     except ServerUnreachable:
+        if env.remote:
+            raise
         return await _from_disk(env, path, server_running=False, note=_NO_SERVER_NOTE)
 
 

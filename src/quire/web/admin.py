@@ -41,7 +41,9 @@ def _admin(request: Request) -> Admin:
     services = services_of(request)
     assert services.team is not None, "the admin routes are served in multi mode only"
     actor = actor_of(current_access(), by_browser=signed_in_by_browser(request))
-    return Admin(services.team, services.workspaces.folders, actor)
+    admin = Admin(services.team, services.workspaces.folders, actor)
+    admin.require_admin()
+    return admin
 
 
 async def _overview(admin: Admin) -> Response:
@@ -91,8 +93,8 @@ async def overview(request: Request) -> Response:
 async def add_user(request: Request) -> Response:
     """Add the account `username` with `role` (default collaborator) and `password` (leave it
     out for an account that cannot sign in until one is set). Superadmins only."""
-    body = await read_body(request, NewUserBody)
     admin = _admin(request)
+    body = await read_body(request, NewUserBody)
     await admin.add_user(body.username, body.role, body.password)
     return await _overview(admin)
 
@@ -100,8 +102,8 @@ async def add_user(request: Request) -> Response:
 async def set_role(request: Request) -> Response:
     """Give another account `username` the `role` superadmin, admin or collaborator (the last
     enabled superadmin keeps its role). Superadmins only."""
-    body = await read_body(request, RoleBody)
     admin = _admin(request)
+    body = await read_body(request, RoleBody)
     await admin.set_role(body.username, body.role)
     return rechecked(request, await _overview(admin))
 
@@ -109,8 +111,8 @@ async def set_role(request: Request) -> Response:
 async def set_disabled(request: Request) -> Response:
     """Disable (`disabled: true`: its sessions end, its tokens are refused, its open
     connections close) or enable another account. Superadmins only."""
-    body = await read_body(request, DisableBody)
     admin = _admin(request)
+    body = await read_body(request, DisableBody)
     await admin.set_disabled(body.username, body.disabled)
     return rechecked(request, await _overview(admin))
 
@@ -118,8 +120,8 @@ async def set_disabled(request: Request) -> Response:
 async def delete_user(request: Request) -> Response:
     """Delete another account with its tokens, sessions, memberships and grants.
     Superadmins only."""
-    body = await read_body(request, UsernameBody)
     admin = _admin(request)
+    body = await read_body(request, UsernameBody)
     await admin.delete_user(body.username)
     return rechecked(request, await _overview(admin))
 
@@ -127,8 +129,8 @@ async def delete_user(request: Request) -> Response:
 async def reset_password(request: Request) -> Response:
     """Set another account's `password` (by the password rules); its browser sessions end,
     its API tokens stay. Superadmins only."""
-    body = await read_body(request, PasswordResetBody)
     admin = _admin(request)
+    body = await read_body(request, PasswordResetBody)
     await admin.reset_password(body.username, body.password)
     return rechecked(request, await _overview(admin))
 
@@ -137,8 +139,8 @@ async def grant(request: Request) -> Response:
     """Give an account (`username`) or a group (`group`) `access` read or write on `prefix`
     (default: all) of the served `workspace`, replacing its grant on exactly that prefix.
     A superadmin grants on any served workspace; a workspace admin on those it manages."""
-    body = await read_body(request, GrantBody)
     admin = _admin(request)
+    body = await read_body(request, GrantBody)
     await admin.grant(Subject(body.username, body.group), body.workspace, body.prefix, body.access)
     return rechecked(request, await _overview(admin))
 
@@ -146,16 +148,16 @@ async def grant(request: Request) -> Response:
 async def revoke(request: Request) -> Response:
     """Remove the grant of an account (`username`) or a group (`group`) on exactly `prefix`
     (default: all) of `workspace`; open connections that lose access close at once."""
-    body = await read_body(request, RevokeBody)
     admin = _admin(request)
+    body = await read_body(request, RevokeBody)
     await admin.revoke(Subject(body.username, body.group), body.workspace, body.prefix)
     return rechecked(request, await _overview(admin))
 
 
 async def add_group(request: Request) -> Response:
     """Make the empty access group `name`. Superadmins only."""
-    body = await read_body(request, GroupBody)
     admin = _admin(request)
+    body = await read_body(request, GroupBody)
     await admin.add_group(body.name)
     return await _overview(admin)
 
@@ -163,16 +165,16 @@ async def add_group(request: Request) -> Response:
 async def delete_group(request: Request) -> Response:
     """Delete the group `name` with its memberships and grants (its members keep their own
     grants). Superadmins only."""
-    body = await read_body(request, GroupBody)
     admin = _admin(request)
+    body = await read_body(request, GroupBody)
     await admin.delete_group(body.name)
     return rechecked(request, await _overview(admin))
 
 
 async def add_member(request: Request) -> Response:
     """Put the account `username` in the group `group`. Superadmins only."""
-    body = await read_body(request, MemberBody)
     admin = _admin(request)
+    body = await read_body(request, MemberBody)
     await admin.add_member(body.group, body.username)
     return await _overview(admin)
 
@@ -180,8 +182,8 @@ async def add_member(request: Request) -> Response:
 async def remove_member(request: Request) -> Response:
     """Take the account `username` out of the group `group`; its open connections that lose
     access close at once. Superadmins only."""
-    body = await read_body(request, MemberBody)
     admin = _admin(request)
+    body = await read_body(request, MemberBody)
     await admin.remove_member(body.group, body.username)
     return rechecked(request, await _overview(admin))
 

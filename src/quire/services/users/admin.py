@@ -143,7 +143,7 @@ class Admin:
     async def overview(self) -> Overview:
         """The page's data, limited to what the actor manages. AccessDenied for a
         collaborator."""
-        self._require_admin()
+        self.require_admin()
         managed = {_nfc(name) for name in administered(self.actor, self._served)}
         grants = [
             grant
@@ -227,12 +227,14 @@ class Admin:
         self._require_everything()
         await self._team.grants.remove_member(group, username)
 
-    def _require_admin(self) -> None:
+    def require_admin(self) -> None:
+        """Refuse (AccessDenied) an actor who administers nothing: checked before a request's
+        body is read, so a collaborator learns nothing of what an admin route expects."""
         if not self.actor.manages_everything and self.actor.role != "admin":
             raise AccessDenied(NOT_AN_ADMIN)
 
     def _require_change(self) -> None:
-        self._require_admin()
+        self.require_admin()
         if not self.actor.by_browser and not self.actor.may_change_by_token:
             raise BrowserLoginNeeded(TOKEN_CHANGES)
 
