@@ -8,18 +8,13 @@ cursors are those of the files it may read, so nothing counts the others.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
-import json
-from pathlib import Path
 
 import anyio
 
 from quire.api.windows import FilePage, Workspace, WorkspaceFile, WorkspaceList
-from quire.core.errors import InvalidArgument
 from quire.services.users.access import Access, current_access
-from quire.vault.workspaces import PAGE_LIMIT, Workspaces
+from quire.vault.workspaces import PAGE_LIMIT, Workspaces, decode_cursor, encode_cursor
 from quire.vault.workspaces import FilePage as Listing
 from quire.vault.workspaces import WorkspaceFile as Listed
 
@@ -82,7 +77,7 @@ def _readable_page(
     low, high, _ = PAGE_LIMIT
     if isinstance(limit, bool) or not isinstance(limit, int) or not low <= limit <= high:
         workspaces.list_files(None, limit)  # raises the listing's own refusal
-    after = None if cursor is None else _decode(cursor, workspaces.folders)
+    after = None if cursor is None else decode_cursor(cursor, workspaces.folders)
     visible: list[Listed] = []
     truncated, noted = False, False
     through: str | None = None
@@ -103,38 +98,8 @@ def _readable_page(
     more = start + limit < len(visible)
     return Listing(
         files,
-        _encode(files[-1]) if more and files else None,
+        encode_cursor(files[-1]) if more and files else None,
         len(visible),
         truncated=truncated,
         note=INCOMPLETE if noted else None,
     )
-
-
-def _encode(last: Listed) -> str:
-    raw = json.dumps([str(last.workspace), last.rel_path], ensure_ascii=False)
-    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
-
-
-def _decode(cursor: str, folders: tuple[Path, ...]) -> tuple[int, str]:
-    refused = InvalidArgument(
-        f"`cursor` {cursor!r} is not a cursor this server gave out. Pass the nextCursor of "
-        "the previous page exactly, or leave cursor out to start from the first page.",
-        argument="cursor",
-    )
-    if not isinstance(cursor, str) or not cursor or len(cursor) > 16_384:
-        raise refused
-    try:
-        raw = base64.urlsafe_b64decode(cursor.encode("ascii") + b"=" * (-len(cursor) % 4))
-        workspace, rel_path = json.loads(raw.decode("utf-8"))
-    except (UnicodeError, ValueError, binascii.Error, TypeError):
-        raise refused from None
-    if not isinstance(workspace, str) or not isinstance(rel_path, str):
-        raise refused
-    try:
-        return folders.index(Path(workspace)), rel_path
-    except ValueError:
-        raise InvalidArgument(
-            f"`cursor` points into the folder '{workspace}', which is no longer served. "
-            "Leave cursor out to list the files from the first page.",
-            argument="cursor",
-        ) from None

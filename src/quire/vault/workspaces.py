@@ -194,7 +194,7 @@ class Workspaces:
             )
         page = ordered[start : start + limit]
         more = start + limit < len(ordered)
-        next_cursor = _encode_cursor(page[-1]) if more and page else None
+        next_cursor = encode_cursor(page[-1]) if more and page else None
         if next_cursor is not None:
             with self._snapshot_lock:
                 snapshot.cursors.add(next_cursor)
@@ -263,34 +263,41 @@ class Workspaces:
         return sorted(walk.files, key=lambda item: (order[item.workspace], item.rel_path)), walk
 
     def _decode_cursor(self, cursor: str) -> tuple[int, str]:
-        refused = InvalidArgument(
-            f"`cursor` {cursor!r} is not a cursor this server gave out. Pass the nextCursor of "
-            "the previous page exactly, or leave cursor out to start from the first page.",
-            argument="cursor",
-        )
-        if not isinstance(cursor, str) or not cursor or len(cursor) > 16_384:
-            raise refused
-        try:
-            raw = base64.urlsafe_b64decode(cursor.encode("ascii") + b"=" * (-len(cursor) % 4))
-            workspace, rel_path = json.loads(raw.decode("utf-8"))
-        except (UnicodeError, ValueError, binascii.Error, TypeError):
-            raise refused from None
-        if not isinstance(workspace, str) or not isinstance(rel_path, str):
-            raise refused
-        try:
-            position = self._folders.index(Path(workspace))
-        except ValueError:
-            raise InvalidArgument(
-                f"`cursor` points into the folder '{workspace}', which is no longer served. "
-                "Leave cursor out to list the files from the first page.",
-                argument="cursor",
-            ) from None
-        return position, rel_path
+        return decode_cursor(cursor, self._folders)
 
 
-def _encode_cursor(last: WorkspaceFile) -> str:
+def encode_cursor(last: WorkspaceFile) -> str:
+    """The cursor of the page that follows ``last``: its workspace and relative path."""
     raw = json.dumps([str(last.workspace), last.rel_path], ensure_ascii=False)
     return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: str, folders: tuple[Path, ...]) -> tuple[int, str]:
+    """A cursor's place: the index of its workspace in ``folders`` and the relative path of
+    the last file before it. InvalidArgument for a cursor this server did not give out, or
+    one in a folder no longer served."""
+    refused = InvalidArgument(
+        f"`cursor` {cursor!r} is not a cursor this server gave out. Pass the nextCursor of "
+        "the previous page exactly, or leave cursor out to start from the first page.",
+        argument="cursor",
+    )
+    if not isinstance(cursor, str) or not cursor or len(cursor) > 16_384:
+        raise refused
+    try:
+        raw = base64.urlsafe_b64decode(cursor.encode("ascii") + b"=" * (-len(cursor) % 4))
+        workspace, rel_path = json.loads(raw.decode("utf-8"))
+    except (UnicodeError, ValueError, binascii.Error, TypeError):
+        raise refused from None
+    if not isinstance(workspace, str) or not isinstance(rel_path, str):
+        raise refused
+    try:
+        return folders.index(Path(workspace)), rel_path
+    except ValueError:
+        raise InvalidArgument(
+            f"`cursor` points into the folder '{workspace}', which is no longer served. "
+            "Leave cursor out to list the files from the first page.",
+            argument="cursor",
+        ) from None
 
 
 def _note(walk: _Walk) -> str | None:
