@@ -50,9 +50,7 @@ def make_harness(
     state = tmp_path / "state"
     for folder in (workspace, home):
         folder.mkdir(exist_ok=True)
-    link = ServerLink(
-        state=state, starter=starter, fixed=fixed, transport=transport, remote=remote
-    )
+    link = ServerLink(state=state, starter=starter, fixed=fixed, transport=transport, remote=remote)
     gate = FolderGate(
         allow=list(allow),
         use_roots=use_roots,
