@@ -94,11 +94,12 @@ PERSONAL = "personal"  # someone else's review or approval by id: "not found" to
 BROWSER_ONLY = "browser-only"  # deciding an approval: a browser's login only, never a token
 ADMIN = "admin"  # account administration: superadmin only
 SELF = "self"  # the signed-in account's own page and tokens: any account, for itself
-ADMINS = "admins"  # the admin page's gate: superadmins and workspace admins (finer rules in test_admin_api)
-WORKSPACE = (
-    "workspace"  # names a workspace: an account with no grant in it is told it is not served (400)
-)
-WORKSPACE_WRITE = "workspace-write"  # writes at a workspace's top: write access to all of it
+# The admin page's gate: superadmins and workspace admins (finer rules: test_admin_api).
+ADMINS = "admins"
+# Names a workspace: an account with no grant in it is told it is not served (400).
+WORKSPACE = "workspace"
+# Writes at a workspace's top: needs write access to all of it.
+WORKSPACE_WRITE = "workspace-write"
 DISK = "disk"  # an MCP tool that reads the MCP process's own disk: never offered to an account
 SUPERADMIN = "superadmin"  # the server machine's own agents page: the owner and superadmins
 
@@ -560,21 +561,34 @@ def _route_keys(world: TeamWorld) -> list[str]:
     return keys
 
 
+GATES: dict[str, frozenset[str]] = {
+    ADMIN: frozenset({"superadmin"}),
+    SUPERADMIN: frozenset({"superadmin"}),
+    ADMINS: frozenset({"superadmin", "admin"}),
+}
+"""The kinds allowed by role alone (403 for the other roles)."""
+FIXED: dict[str, int] = {DISK: 403, PERSONAL: 404, BROWSER_ONLY: 403}
+"""The kinds refused to every account, with their status."""
+
+
 def _expected(kind: str, role: Role, area: Area, *, signed_out: int = 401) -> int | None:
     """The status a refused cell gets, or None when it is allowed."""
     if kind == OPEN:
         return None
     if role in SIGNED_OUT:
         return signed_out
-    level = LEVELS[role][area]
     if kind in (ACCOUNT, LINK, SELF):
         return None
-    if kind in (ADMIN, SUPERADMIN):
-        return None if role == "superadmin" else 403
-    if kind == DISK:
-        return 403
-    if kind == ADMINS:
-        return None if role in ("superadmin", "admin") else 403
+    if kind in GATES:
+        return None if role in GATES[kind] else 403
+    if kind in FIXED:
+        return FIXED[kind]
+    return _by_grant(kind, role, area)
+
+
+def _by_grant(kind: str, role: Role, area: Area) -> int | None:
+    """The status of a kind judged by the role's grants."""
+    level = LEVELS[role][area]
     if kind == WORKSPACE:
         return None if any(LEVELS[role].values()) else 400
     if kind == WORKSPACE_WRITE:
@@ -583,10 +597,6 @@ def _expected(kind: str, role: Role, area: Area, *, signed_out: int = 401) -> in
         return None if level is not None else 404
     if kind == WRITE:
         return None if level == "write" else (403 if level == "read" else 404)
-    if kind == PERSONAL:
-        return 404
-    if kind == BROWSER_ONLY:
-        return 403
     if kind == CHAT_DELETE:
         if level is None:
             return 404
