@@ -306,7 +306,10 @@ class AuthMiddleware:
         if signed is not None:
             scope[USER_SCOPE_KEY] = signed.user
             scope[BROWSER_SCOPE_KEY] = signed.by_browser
-            with acting_as(signed.access):
+            # A request keeps the levels it finds for its own length; a socket, which may live
+            # for hours, looks every path up afresh.
+            access = signed.access.for_request() if scope["type"] == "http" else signed.access
+            with acting_as(access):
                 if signed.credential is None or self.connections is None:
                     await self.app(scope, receive, send)
                 else:

@@ -31,3 +31,19 @@ def test_a_workspace_folder_named_in_nfd_matches_a_grant_stored_in_nfc(tmp_path:
 def test_outside_any_request_the_access_is_everything() -> None:
     assert current_access() is EVERYTHING
     assert not EVERYTHING.restricted and EVERYTHING.may_write(Path("/anywhere.md"))
+
+
+def test_a_request_remembers_levels_and_the_next_one_looks_again(tmp_path: Path) -> None:
+    folder = tmp_path / "team"
+    (folder / "open").mkdir(parents=True)
+    (folder / "secret").mkdir()
+    (folder / "secret" / "keys.md").write_text("# Keys\n", encoding="utf-8")
+    note = folder / "open" / "plan.md"
+    note.write_text("# Plan\n", encoding="utf-8")
+    access = _access(folder, (Grant("team", ("open",), "read"),))
+    first = access.for_request()
+    assert first.may_read(note)
+    note.unlink()
+    note.symlink_to(folder / "secret" / "keys.md")  # now leads into the secret folder
+    assert access.for_request().may_read(note) is False
+    assert access.for_request() == access  # the remembered levels are not part of equality

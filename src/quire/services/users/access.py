@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -46,6 +46,11 @@ class Access:
     def restricted(self) -> bool:
         """Whether checks can refuse anything (False: every path is allowed)."""
         return False
+
+    def for_request(self) -> Access:
+        """The access one request runs with (an account's keeps what it finds for that
+        request only)."""
+        return self
 
     def level(self, path: Path) -> Level | None:
         """The access to ``path``: write, read, or None."""
@@ -94,6 +99,9 @@ class Access:
 
 EVERYTHING = Access()
 
+LEVELS_KEPT = 256
+"""How many paths one request remembers the level of (a listing checks many paths once)."""
+
 
 @dataclass(frozen=True)
 class GrantedAccess(Access):
@@ -114,6 +122,16 @@ class GrantedAccess(Access):
     born_private: frozenset[Path] = frozenset()
     """The private chats that were created private (nobody outside their members ever had
     them); the others were made private later."""
+    _levels: dict[Path, Level | None] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    """The levels found so far, by path as asked: kept for one request only (``for_request``),
+    so a path a request checks several times is resolved once, and a symlink changed on disk
+    counts from the next request on."""
+
+    def for_request(self) -> GrantedAccess:
+        """A copy for one request, with nothing found yet."""
+        return replace(self)
 
     @property
     def identity(self) -> Identity:
@@ -124,6 +142,14 @@ class GrantedAccess(Access):
         return True
 
     def level(self, path: Path) -> Level | None:
+        if path in self._levels:
+            return self._levels[path]
+        found = self._level(path)
+        if len(self._levels) < LEVELS_KEPT:
+            self._levels[path] = found
+        return found
+
+    def _level(self, path: Path) -> Level | None:
         try:
             resolved = resolve_leniently(path)
             located = self._placed(resolved)
