@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import anyio
-from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -38,24 +36,10 @@ from quire.web.arguments import query_args, read_body
 from quire.web.auth import SESSION_COOKIE, session_cookie
 from quire.web.context import (
     current_user,
-    recheck_connections,
+    rechecked,
     services_of,
     signed_in_by_browser,
 )
-
-
-def rechecked(request: Request, response: Response) -> Response:
-    """``response``, and once it is sent, the open connections the change ended closed
-    (``recheck_connections``). After the answer, because the change may end this very request
-    (its session signed out, its own grant revoked): it still gets its answer, and the
-    recheck, shielded, checks every other connection to the end."""
-
-    async def recheck() -> None:
-        with anyio.CancelScope(shield=True):
-            await recheck_connections(request)
-
-    response.background = BackgroundTask(recheck)
-    return response
 
 
 def _own(request: Request) -> OwnAccount:

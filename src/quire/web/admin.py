@@ -31,10 +31,9 @@ from quire.api.admin import (
 from quire.core.teams.grants import check_access
 from quire.services.users.access import current_access
 from quire.services.users.admin import Admin, Subject, actor_of
-from quire.web.account import rechecked
 from quire.web.answers import answer
 from quire.web.arguments import query_args, read_body
-from quire.web.context import services_of, signed_in_by_browser
+from quire.web.context import rechecked, services_of, signed_in_by_browser
 
 
 def _admin(request: Request) -> Admin:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import anyio
+from starlette.background import BackgroundTask
 from starlette.requests import HTTPConnection
+from starlette.responses import Response
 
 if TYPE_CHECKING:
     from quire.services.app import AppServices
@@ -46,3 +49,17 @@ async def recheck_connections(connection: HTTPConnection) -> None:
     connections = getattr(connection.app.state, "connections", None)
     if connections is not None:
         await connections.recheck()
+
+
+def rechecked(request: HTTPConnection, response: Response) -> Response:
+    """``response``, and once it is sent, the open connections the change ended closed
+    (``recheck_connections``). After the answer, because the change may end this very request
+    (its session signed out, its own grant revoked): it still gets its answer, and the
+    recheck, shielded, checks every other connection to the end."""
+
+    async def recheck() -> None:
+        with anyio.CancelScope(shield=True):
+            await recheck_connections(request)
+
+    response.background = BackgroundTask(recheck)
+    return response
