@@ -30,7 +30,7 @@ pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright 
 from playwright.sync_api import expect
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page, WebSocket
+    from playwright.sync_api import Locator, Page, WebSocket, WebSocketRoute
 
     from tests.web_ui.conftest import PageFactory
 
@@ -377,6 +377,53 @@ def test_a_tree_change_between_typing_and_enter_keeps_the_typed_name(
     expect(row(page, steady)).to_have_count(0)
     assert renamed.read_text(encoding="utf-8") == "# Steady\n"
     assert not steady.exists()
+
+
+def test_an_editor_that_finishes_loading_leaves_the_rename_field_focused(
+    page: Page, server: Server
+) -> None:
+    """The root cause of a flaky reveal and rename: an editor took the focus whenever its first
+    sync finished, even from a field the person had moved to meanwhile. Here the server's sync
+    messages are held back until a rename is under way, then let through."""
+    held: list[str | bytes] = []
+    holding = [True]
+    pages_side: list[WebSocketRoute] = []
+
+    def hold_sync(route: WebSocketRoute) -> None:
+        server_side = route.connect_to_server()
+        pages_side.append(route)
+
+        def from_server(message: str | bytes) -> None:
+            if holding[0]:
+                held.append(message)
+            else:
+                route.send(message)
+
+        server_side.on_message(from_server)
+
+    page.route_web_socket("**/ws/documents/**", hold_sync)
+    slow = server.workspace / "slow sync.md"
+    slow.write_text("# Slow sync\n\nLoaded at last.\n", encoding="utf-8")
+    other = server.workspace / "rename me.md"
+    other.write_text("# Rename me\n", encoding="utf-8")
+    expect(row(page, slow)).to_be_visible()
+    row(page, slow).click()
+    expect(page.locator(".tab.active")).to_contain_text(slow.stem)
+    page.locator("[data-view-button=edit]").click()
+    row(page, other).focus()
+    page.keyboard.press("F2")
+    field = page.get_by_label("Note name")
+    field.fill("Renamed while loading")
+    eventually(lambda: bool(pages_side and held), "the document's sync held back")
+    holding[0] = False
+    for message in held:
+        pages_side[0].send(message)
+    expect(page.get_by_label("Document editor")).to_contain_text("Loaded at last.")
+    expect(field).to_be_focused()
+    expect(field).to_have_value("Renamed while loading")
+    field.press("Enter")
+    expect(row(page, server.workspace / "Renamed while loading.md")).to_be_visible()
+    assert not other.exists()
 
 
 def test_a_folder_dropped_onto_itself_or_its_own_folder_stays(page: Page, server: Server) -> None:

@@ -181,7 +181,7 @@ def test_the_timeline_lists_commits_everywhere_and_filters_by_agent(
     with server.agent() as agent:
         save_as_agent(agent, note, "# Welcome\n\nGemini was here.\n", "gemini")
         eventually(
-            lambda: history(agent, note)[0]["message"] == "Edit by gemini",
+            lambda: [entry["message"] for entry in history(agent, note)][:1] == ["Edit by gemini"],
             "gemini's save in the note's history",
         )
     page.keyboard.press("Control+b")

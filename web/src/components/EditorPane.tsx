@@ -30,6 +30,17 @@ function goToLine(view: EditorView, line: number, placeCursor: boolean): void {
   });
 }
 
+/** Whether a newly ready editor may take the focus: not from a field the person is typing in
+ * (the tree's rename field, a dialog's input), and not from anything they moved to while the
+ * document was loading. */
+function mayTakeFocus(focusedAtStart: Element | null): boolean {
+  const focused = document.activeElement;
+  if (focused === null || focused === document.body) return true;
+  if (focused instanceof HTMLInputElement || focused instanceof HTMLTextAreaElement) return false;
+  if (focused instanceof HTMLElement && focused.isContentEditable) return false;
+  return focused === focusedAtStart;
+}
+
 export function EditorPane({ tab, mode }: { tab: TabInfo; mode: "edit" | "source" }) {
   const host = useRef<HTMLDivElement>(null);
   const viewRef = useRef<EditorView | null>(null);
@@ -39,6 +50,9 @@ export function EditorPane({ tab, mode }: { tab: TabInfo; mode: "edit" | "source
   useEffect(() => {
     let cancelled = false;
     const started = performance.now();
+    // The editor takes focus when it is ready only if the person has not moved it meanwhile
+    // (to the tree, the palette, another field): a slow first sync must not steal it back.
+    const focusedAtStart = document.activeElement;
     let lastEdit = agentEdits.peek()[tab.docId]?.at ?? 0;
     let unsubscribe: (() => void) | null = null;
     let release: (() => void) | null = null;
@@ -77,7 +91,7 @@ export function EditorPane({ tab, mode }: { tab: TabInfo; mode: "edit" | "source
         const line = rememberedLine(tab.docId);
         if (line && line > 1) requestAnimationFrame(() => goToLine(view, line, false));
       }
-      view.focus();
+      if (mayTakeFocus(focusedAtStart)) view.focus();
       release = onLeave(() => rememberLine(tab.docId, topLine(view)));
       unsubscribe = agentEdits.subscribe((edits) => {
         const edit = edits[tab.docId];
