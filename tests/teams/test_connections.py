@@ -1,9 +1,11 @@
 """The sign-in plumbing of multi mode: the sign-in cache and what ends it, open connections
 closed when access shrinks, refusal messages, TLS origins, and attribution.
 
-The cache keeps who a credential signs in as while SQLite's wal-index header is unchanged;
-these tests prove a change made by ANOTHER process (``quire user …``, or a second engine on
-the same file) is seen on the very next request, with no wait.
+The cache keeps who a credential signs in as while the database's access-change counter has
+not moved (on SQLite it is read straight from the file, on the event loop's thread); these tests
+prove a change made by ANOTHER process (``quire user …``, or a second engine on the same file)
+is seen on the very next request, with no wait, and that commits which change no access (an
+edit's journal, a window's state) leave the cache alone.
 """
 
 from __future__ import annotations
@@ -15,15 +17,16 @@ from pathlib import Path
 
 import anyio
 import pytest
-from sqlalchemy import text
+from sqlalchemy import make_url, text
 from sqlalchemy.ext.asyncio import create_async_engine
 from starlette.requests import HTTPConnection
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from quire.db.access_changes import QuickCounter
 from quire.services.users.access import GrantedAccess, acting_as
 from quire.services.users.identity import Identity
-from quire.web.auth import TeamSignIn, sqlite_change_stamp
+from quire.web.auth import TeamSignIn
 from quire.web.authors import request_author, requesting_agent
 from quire.web.context import USER_SCOPE_KEY
 from quire.web.events import CLOSE_RECONNECT
@@ -55,16 +58,30 @@ def _quire_user(world: TeamWorld, *args: str) -> subprocess.CompletedProcess[byt
     return done
 
 
-async def test_the_database_url_of_sqlite_gives_a_change_stamp(tmp_path: Path) -> None:
+async def test_the_access_counter_read_quickly_sees_another_connections_commit(
+    tmp_path: Path,
+) -> None:
     async with team_world(tmp_path) as world:
-        stamp = sqlite_change_stamp(world.services.settings.database_url)
-        assert stamp is not None
-        before = stamp()
-        assert before is not None
         await world.account("alice")
-        assert stamp() != before
-    assert sqlite_change_stamp("postgresql+asyncpg://u@h/db") is None
-    assert sqlite_change_stamp("sqlite+aiosqlite:///:memory:") is None
+        path = make_url(world.services.settings.database_url).database
+        assert path is not None
+        quick = QuickCounter(path)
+        try:
+            before = quick.read()
+            assert before is not None
+            assert before == await world.team.changes()
+            other = create_async_engine(world.services.settings.database_url)
+            try:
+                async with other.begin() as connection:
+                    await connection.execute(text("UPDATE accounts SET disabled = 1"))
+            finally:
+                await other.dispose()
+            assert quick.read() == before + 1
+        finally:
+            quick.close()
+    # A file that cannot be read answers None: the engine is asked instead.
+    missing = QuickCounter(str(tmp_path / "gone" / "quire.db"))
+    assert missing.read() is None
 
 
 async def test_repeated_requests_are_answered_from_the_cache(tmp_path: Path) -> None:
@@ -76,6 +93,55 @@ async def test_repeated_requests_are_answered_from_the_cache(tmp_path: Path) -> 
         for _ in range(20):
             assert (await alice.api.get("/api/workspaces")).status_code == 200
         assert sign_in.lookups - before <= 2  # at most one more, when a second went by
+
+
+UNRELATED = {
+    "a failed sign-in": (
+        "INSERT INTO login_failures (username, address, at_ms) VALUES ('x', 'y', 1)"
+    ),
+    "a session touched": "UPDATE browser_sessions SET last_seen_at_ms = last_seen_at_ms + 1",
+    "a token used": "UPDATE api_tokens SET last_used_at_ms = 1",
+    "a window's state": "INSERT INTO users (id, name, created_at_ms) VALUES ('u-x', 'x', 1)",
+}
+
+
+@pytest.mark.parametrize("quick", [True, False], ids=["quick read", "through the engine"])
+async def test_commits_that_change_no_access_leave_the_cache_and_one_that_does_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick: bool
+) -> None:
+    """The counter read through the engine (as on PostgreSQL) keeps the cache the same way."""
+    monkeypatch.setattr("quire.web.auth.CACHE_MAX_AGE_S", 3600.0)
+    if not quick:
+        monkeypatch.setattr(QuickCounter, "read", lambda self: None)
+    async with team_world(tmp_path) as world:
+        alice = await world.account("alice", grants=[("team", "", "read")])
+        browser = await world.browser("alice")
+        sign_in = _sign_in(world)
+        assert (await alice.api.get("/api/workspaces")).status_code == 200
+        assert (await browser.get("/api/workspaces")).status_code == 200
+        before = sign_in.lookups
+        other = create_async_engine(world.services.settings.database_url)
+        try:
+            for statement in UNRELATED.values():
+                async with other.begin() as connection:
+                    await connection.execute(text(statement))
+                assert (await alice.api.get("/api/workspaces")).status_code == 200
+                assert (await browser.get("/api/workspaces")).status_code == 200
+            # An edit commits to the journal: still no sign-in looked up again.
+            note = str(world.workspace / "open" / "plan.md")
+            for body in ({"path": note}, {"path": note, "find": "Plan", "replace": "Plan!"}):
+                url = "/api/documents/open" if len(body) == 1 else "/api/documents/edit"
+                edited = await world.owner.post(url, json=body)
+                assert edited.status_code == 200, edited.text
+            assert (await alice.api.get("/api/workspaces")).status_code == 200
+            assert sign_in.lookups == before
+            async with other.begin() as connection:
+                await connection.execute(text("UPDATE accounts SET disabled = 1"))
+        finally:
+            await other.dispose()
+        assert (await alice.api.get("/api/workspaces")).status_code == 401
+        assert (await browser.get("/api/workspaces")).status_code == 401
+        assert sign_in.lookups == before + 2
 
 
 @pytest.mark.parametrize(

@@ -412,3 +412,14 @@ class ChatMember(Base):
         index=True,
     )
     added_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class AccessChanges(Base):
+    """One row whose ``counter`` moves with every change to accounts, tokens, sessions, groups,
+    grants and private chats (database triggers made by migration 0006, so any process's
+    change counts): a server's cached sign-ins hold while it stays put."""
+
+    __tablename__ = "access_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    counter: Mapped[int] = mapped_column(BigInteger)

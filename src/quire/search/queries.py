@@ -80,17 +80,15 @@ def grep(
     needle = query.text.casefold()
     hits: list[Found] = []
     for rowid in _holding(db, needle, query.tags, after, workspace, trigram):
-        if visible is not None and not _shown(db, rowid, visible):
-            continue
-        if len(hits) == limit:
-            return hits, True
         row = db.execute(
             "SELECT n.path, n.workspace, n.rel_path, n.title, b.text, f.text FROM notes n "
             "JOIN bodies b ON b.id = n.id JOIN folded f ON f.id = n.id WHERE n.id = ?",
             (rowid,),
         ).fetchone()
-        if row is None:
+        if row is None or (visible is not None and not visible(str(row[0]))):
             continue
+        if len(hits) == limit:
+            return hits, True
         text: str = row[4]
         folded: str = row[5]
         if needle:

@@ -172,7 +172,10 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         team_sign_in = TeamSignIn(owner, services.team)
         method = team_sign_in
         connections = OpenConnections(team_sign_in)
-        routes[2:2] = [*sign_in.routes, *account.multi_routes, *admin.routes]
+        # After the API's own routes (Starlette tries routes in order, and every request pays
+        # for the ones before its own), before the static files' catch-all.
+        at = routes.index(static_files.routes[0])
+        routes[at:at] = [*sign_in.routes, *account.multi_routes, *admin.routes]
     middleware = [
         Middleware(
             HostOriginMiddleware,

@@ -11,12 +11,11 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import unquote, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.responses import RedirectResponse
@@ -137,46 +136,16 @@ class OwnerSignIn:
         return None
 
 
-ChangeStamp = Callable[[], bytes | None]
-"""Reads a value that changes whenever any process commits to the accounts' database (None:
-cannot tell, so nothing is taken from the cache)."""
-WAL_INDEX_HEADER_BYTES = 96
 CACHE_MAX_AGE_S = 1.0
-"""How long a cached sign-in is trusted at most, even with no commit seen: a token's expiry
-and a session's idle limit are times, not commits."""
+"""How long a cached sign-in is trusted at most, even with no change counted: a token's
+expiry and a session's idle limit are times, not changes."""
 CACHE_MAX_ENTRIES = 1024
-_SQLITE_PREFIX = "sqlite+aiosqlite:///"
-
-
-def sqlite_change_stamp(database_url: str) -> ChangeStamp | None:
-    """For a SQLite database (WAL mode, as Quire opens it): its wal-index header, the first
-    96 bytes of the ``-shm`` file. SQLite's change counter, frame count and salts live there
-    and move with every commit by any process before the commit is visible to anyone, so an
-    unchanged header means no one committed. None for another database (PostgreSQL)."""
-    if not database_url.startswith(_SQLITE_PREFIX):
-        return None
-    path = unquote(database_url[len(_SQLITE_PREFIX) :].partition("?")[0])
-    if not path or path == ":memory:":
-        return None
-    shm = Path(path + "-shm")
-
-    def stamp() -> bytes | None:
-        # Opened each time (a few microseconds): the file is replaced when the database is
-        # closed by every process, and a kept descriptor would read the old one forever.
-        try:
-            with shm.open("rb", buffering=0) as header:
-                found = header.read(WAL_INDEX_HEADER_BYTES)
-        except OSError:
-            return None
-        return found if len(found) == WAL_INDEX_HEADER_BYTES else None
-
-    return stamp
 
 
 @dataclass(frozen=True)
 class _Cached:
     signed: SignedIn | None
-    stamp: bytes
+    changes: int
     at: float
 
 
@@ -185,16 +154,15 @@ class TeamSignIn:
     the access its grants give; the server's own token (server.json, readable only by the
     account that runs the server) still signs in as the owner, for local tools.
 
-    With a ``stamp`` (SQLite), who a credential signs in as is kept in memory, keyed by the
-    credential's SHA-256 digest, and reused while the database's change stamp is the one it
-    was read under (and for at most ``CACHE_MAX_AGE_S``): any commit by any process (a
-    ``quire user`` command, the admin page, a sign-out) makes the next request read the
-    database again, so access still ends on the very next request."""
+    Who a credential signs in as is kept in memory, keyed by the credential's SHA-256 digest,
+    for at most ``CACHE_MAX_AGE_S``, and reused while the database's access-change counter
+    (``Team.changes``, moved by triggers on every change to accounts, tokens, sessions, groups,
+    grants and private chats, by any process) has not moved: a ``quire user`` command, the
+    admin page or a sign-out still ends access on the very next request."""
 
-    def __init__(self, owner: OwnerSignIn, team: Team, *, stamp: ChangeStamp | None = None) -> None:
+    def __init__(self, owner: OwnerSignIn, team: Team) -> None:
         self.owner = owner
         self.team = team
-        self.stamp = stamp
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self.lookups = 0
         """Database sign-ins done (tests and the bench read it)."""
@@ -216,25 +184,26 @@ class TeamSignIn:
         return None
 
     async def cached(self, credential: Credential) -> SignedIn | None:
-        """``check``, answered from memory when no one committed to the database since."""
-        before = None if self.stamp is None else self.stamp()
-        if before is None:
-            return await self.check(credential)
+        """``check``, answered from memory while nothing that decides it changed."""
         key = hashlib.sha256(
             f"{credential.kind}:{credential.secret}".encode("utf-8", "surrogateescape")
         ).hexdigest()
         now = time.monotonic()
+        # Read BEFORE the lookup: a change committed during it moves the counter, so the next
+        # request looks again.
+        changes = await self.team.changes()
         found = self._cache.get(key)
-        if found is not None and found.stamp == before and now - found.at < CACHE_MAX_AGE_S:
+        if found is not None and found.changes == changes and now - found.at < CACHE_MAX_AGE_S:
             return found.signed
         signed = await self.check(credential)
-        # Kept under the stamp read BEFORE the lookup: a commit during it changes the stamp,
-        # so the next request looks again.
-        self._cache[key] = _Cached(signed, before, now)
+        self._keep(key, _Cached(signed, changes, now))
+        return signed
+
+    def _keep(self, key: str, cached: _Cached) -> None:
+        self._cache[key] = cached
         self._cache.move_to_end(key)
         while len(self._cache) > CACHE_MAX_ENTRIES:
             self._cache.popitem(last=False)
-        return signed
 
     async def check(self, credential: Credential) -> SignedIn | None:
         """Who ``credential`` signs in as now, with the access the account has now; None when
@@ -282,23 +251,11 @@ class AuthMiddleware:
         self.connections = connections
         self.how_to_sign_in = how_to_sign_in
         self.sign_in_page = sign_in_page
-        self._stamp_found = False
-
-    def _find_stamp(self, scope: Scope) -> None:
-        """Give a team sign-in its database's change stamp, from the app's settings (once)."""
-        self._stamp_found = True
-        services = getattr(getattr(scope.get("app"), "state", None), "services", None)
-        if isinstance(self.method, TeamSignIn) and self.method.stamp is None:
-            url = getattr(getattr(services, "settings", None), "database_url", None)
-            if isinstance(url, str):
-                self.method.stamp = sqlite_change_stamp(url)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
-        if not self._stamp_found:
-            self._find_stamp(scope)
         if scope["type"] == "http" and _is_login(scope, self.sign_in_page):
             await self.app(scope, receive, send)
             return

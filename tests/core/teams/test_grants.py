@@ -157,3 +157,11 @@ def test_split_path_refuses_what_it_cannot_name() -> None:
     assert split_path("a/b/") == ("a", "b")
     assert split_path("a/b//") is None
     assert split_path("\u2028") is None
+
+
+@pytest.mark.parametrize("code", [*range(0xA1), 0xAD, 0x200B, 0x200E, 0x2029, 0xFEFF])
+def test_split_path_refuses_every_control_and_format_character_and_only_those(code: int) -> None:
+    """ASCII takes a quicker check than the rest: both must agree with the categories."""
+    char = chr(code)
+    refused = unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") or char == "\\"
+    assert (split_path(f"notes/a{char}b.md") is None) == refused

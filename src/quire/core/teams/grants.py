@@ -86,6 +86,9 @@ def split_path(path: str) -> tuple[str, ...] | None:
 
 
 def _has_control(text: str) -> bool:
+    if text.isascii():
+        # The only ASCII characters of those categories are Cc's, which isprintable refuses.
+        return not text.isprintable()
     return any(unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") for char in text)
 
 

@@ -396,10 +396,11 @@ def _hit(item: Found) -> SearchHit:
 
 
 def _visible(access: Access) -> queries.Visible | None:
-    """The index's check of a note's path for ``access`` (None: everything is visible)."""
+    """The index's check of a note's path for ``access`` (None: everything is visible). The
+    index holds real paths, so no link is resolved again."""
     if not access.restricted:
         return None
-    return lambda path: access.may_read(Path(path))
+    return lambda path: access.may_read_resolved(Path(path))
 
 
 def _note_count(db: sqlite3.Connection, access: Access) -> int:
@@ -426,5 +427,5 @@ def _unreadable(
     if not access.restricted:
         return queries.unreadable(db, folder, limit)
     every = queries.unreadable(db, folder, -1)[0]
-    shown = [item for item in every if access.may_read(Path(item[0]))]
+    shown = [item for item in every if access.may_read_resolved(Path(item[0]))]
     return (shown if limit < 0 else shown[:limit]), len(shown)

@@ -78,6 +78,11 @@ class Access:
         """Whether ``path`` may be changed, created or deleted."""
         return self.level(path) == "write"
 
+    def may_read_resolved(self, path: Path) -> bool:
+        """``may_read`` of a path already resolved through its links (the search index's
+        real paths): nothing on the disk is looked at."""
+        return self.may_read(path)
+
     def require_read(self, path: Path, *, missing: str | None = None) -> None:
         """Raise ``FileMissing`` unless ``path`` may be read. ``missing`` is the message a
         missing file gets at the caller, so a refused path reads exactly like an absent one."""
@@ -151,16 +156,25 @@ class GrantedAccess(Access):
 
     def _level(self, path: Path) -> Level | None:
         try:
-            resolved = resolve_leniently(path)
-            located = self._placed(resolved)
-            if located is None:
-                return None
-            if self.hidden and _key(resolved) in self._hidden_keys:
-                return None
-            return access_to(self.grants, *located)
+            return self._resolved_level(resolve_leniently(path))
         except Exception:
             logger.exception("An access check failed, so access was denied")
             return None
+
+    def _resolved_level(self, resolved: Path) -> Level | None:
+        located = self._placed(resolved)
+        if located is None:
+            return None
+        if self.hidden and _key(resolved) in self._hidden_keys:
+            return None
+        return access_to(self.grants, *located)
+
+    def may_read_resolved(self, path: Path) -> bool:
+        try:
+            return self._resolved_level(path) is not None
+        except Exception:
+            logger.exception("An access check failed, so access was denied")
+            return False
 
     def hides(self, path: Path) -> bool:
         try:
@@ -198,16 +212,20 @@ class GrantedAccess(Access):
 
     def _placed(self, resolved: Path) -> tuple[str, str] | None:
         """``_locate`` of a path already resolved."""
-        best: tuple[Path, str] | None = None
-        for folder, name in self.workspaces:
-            if resolved.is_relative_to(folder) and (
-                best is None or len(folder.parts) > len(best[0].parts)
-            ):
-                best = (folder, name)
-        if best is None:
-            return None
-        relative = resolved.relative_to(best[0]).as_posix()
-        return best[1], "" if relative == "." else unicodedata.normalize("NFC", relative)
+        text = str(resolved)
+        for folder, under, name in self._innermost_first:
+            if text == folder:
+                return name, ""
+            if text.startswith(under):
+                return name, unicodedata.normalize("NFC", text[len(under) :])
+        return None
+
+    @cached_property
+    def _innermost_first(self) -> tuple[tuple[str, str, str], ...]:
+        """Each served folder as text, the prefix of the paths inside it, and its grants'
+        name, the deepest first (the first folder holding a path is its innermost)."""
+        ordered = sorted(self.workspaces, key=lambda item: len(item[0].parts), reverse=True)
+        return tuple((str(folder), str(folder).rstrip("/") + "/", name) for folder, name in ordered)
 
 
 def _key(path: Path) -> str:

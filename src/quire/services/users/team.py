@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from quire.db.access_changes import QuickCounter, access_changes
 from quire.db.engine import Database
 from quire.db.private_chats import private_chats_for
 from quire.services.users.access import GrantedAccess
@@ -43,6 +44,24 @@ class Team:
         self.sessions = BrowserSessions(db, clock=clock)
         self.tokens = Tokens(db, clock=clock)
         self.grants = Grants(db, clock=clock)
+        path = db.engine.url.database
+        self._quick = None
+        if db.backend == "sqlite" and path and path != ":memory:":
+            self._quick = QuickCounter(path)
+            db.on_close(self._close_quick)
+
+    async def _close_quick(self) -> None:
+        if self._quick is not None:
+            self._quick.close()
+
+    async def changes(self) -> int:
+        """The access-change counter: it moves with every change (by any process) that can
+        alter a sign-in or an account's access, and with nothing else."""
+        quick = None if self._quick is None else self._quick.read()
+        if quick is not None:
+            return quick
+        async with self._db.session() as session:
+            return await access_changes(session)
 
     async def access_of(self, identity: Identity) -> GrantedAccess:
         """What ``identity`` may reach now: every grant of its own and of its groups, less
