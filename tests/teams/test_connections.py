@@ -42,6 +42,17 @@ def _sign_in(world: TeamWorld) -> TeamSignIn:
     return sign_in
 
 
+async def _commit_elsewhere(world: TeamWorld, statement: str) -> None:
+    """Commit ``statement`` through an engine of its own (another connection, as another
+    process would)."""
+    other = create_async_engine(world.services.settings.database_url)
+    try:
+        async with other.begin() as connection:
+            await connection.execute(text(statement))
+    finally:
+        await other.dispose()
+
+
 def _quire_user(world: TeamWorld, *args: str) -> subprocess.CompletedProcess[bytes]:
     """``quire user ARGS…`` in another process, against the world's state folder."""
     state = world.services.settings.state_dir
@@ -70,12 +81,7 @@ async def test_the_access_counter_read_quickly_sees_another_connections_commit(
             before = quick.read()
             assert before is not None
             assert before == await world.team.changes()
-            other = create_async_engine(world.services.settings.database_url)
-            try:
-                async with other.begin() as connection:
-                    await connection.execute(text("UPDATE accounts SET disabled = 1"))
-            finally:
-                await other.dispose()
+            await _commit_elsewhere(world, "UPDATE accounts SET disabled = 1")
             assert quick.read() == before + 1
         finally:
             quick.close()
@@ -120,25 +126,19 @@ async def test_commits_that_change_no_access_leave_the_cache_and_one_that_does_e
         assert (await alice.api.get("/api/workspaces")).status_code == 200
         assert (await browser.get("/api/workspaces")).status_code == 200
         before = sign_in.lookups
-        other = create_async_engine(world.services.settings.database_url)
-        try:
-            for statement in UNRELATED.values():
-                async with other.begin() as connection:
-                    await connection.execute(text(statement))
-                assert (await alice.api.get("/api/workspaces")).status_code == 200
-                assert (await browser.get("/api/workspaces")).status_code == 200
-            # An edit commits to the journal: still no sign-in looked up again.
-            note = str(world.workspace / "open" / "plan.md")
-            for body in ({"path": note}, {"path": note, "find": "Plan", "replace": "Plan!"}):
-                url = "/api/documents/open" if len(body) == 1 else "/api/documents/edit"
-                edited = await world.owner.post(url, json=body)
-                assert edited.status_code == 200, edited.text
+        for statement in UNRELATED.values():
+            await _commit_elsewhere(world, statement)
             assert (await alice.api.get("/api/workspaces")).status_code == 200
-            assert sign_in.lookups == before
-            async with other.begin() as connection:
-                await connection.execute(text("UPDATE accounts SET disabled = 1"))
-        finally:
-            await other.dispose()
+            assert (await browser.get("/api/workspaces")).status_code == 200
+        # An edit commits to the journal: still no sign-in looked up again.
+        note = str(world.workspace / "open" / "plan.md")
+        for body in ({"path": note}, {"path": note, "find": "Plan", "replace": "Plan!"}):
+            url = "/api/documents/open" if len(body) == 1 else "/api/documents/edit"
+            edited = await world.owner.post(url, json=body)
+            assert edited.status_code == 200, edited.text
+        assert (await alice.api.get("/api/workspaces")).status_code == 200
+        assert sign_in.lookups == before
+        await _commit_elsewhere(world, "UPDATE accounts SET disabled = 1")
         assert (await alice.api.get("/api/workspaces")).status_code == 401
         assert (await browser.get("/api/workspaces")).status_code == 401
         assert sign_in.lookups == before + 2
@@ -189,12 +189,7 @@ async def test_a_commit_by_another_connection_counts_on_the_very_next_request(
         alice = await world.account("alice", grants=[("team", "", "read")])
         for _ in range(3):
             assert (await alice.api.get("/api/workspaces")).status_code == 200
-        other = create_async_engine(world.services.settings.database_url)
-        try:
-            async with other.begin() as connection:
-                await connection.execute(text("UPDATE accounts SET disabled = 1"))
-        finally:
-            await other.dispose()
+        await _commit_elsewhere(world, "UPDATE accounts SET disabled = 1")
         assert (await alice.api.get("/api/workspaces")).status_code == 401
 
 
