@@ -543,6 +543,10 @@ def test_an_open_note_follows_its_folder_moved_by_drag(page: Page, server: Serve
     (target / "other.md").write_text("# Other\n", encoding="utf-8")
     expect(row(page, carry / "inside.md")).to_be_visible()
     row(page, carry / "inside.md").click()
+    # A new tab takes the active tab's view, which the module's earlier tests may have left
+    # in Edit: this test reads the note in Read view.
+    expect(page.locator(".tab.active")).to_contain_text("inside")
+    page.locator("[data-view-button=read]").click()
     expect(page.locator(".read-content")).to_contain_text("Still here.")
     # The sidebar settles first: the note joins Recent above the tree (shifting every row down
     # by one) and the target folder shows. A drag begun before then picks up another row.
