@@ -28,6 +28,7 @@ from quire.services.users.access import GrantedAccess, acting_as
 from quire.services.users.identity import Identity
 from quire.web.auth import TeamSignIn
 from quire.web.authors import request_author, requesting_agent
+from quire.web.connections import RECHECK_S
 from quire.web.context import USER_SCOPE_KEY
 from quire.web.events import CLOSE_RECONNECT
 from tests.support.team import TeamWorld, team_world
@@ -219,6 +220,34 @@ async def test_a_new_grant_asks_a_window_to_reload_and_a_shrunk_one_closes_it(
                         await socket.recv()
                 assert caught.value.rcvd is not None
                 assert caught.value.rcvd.code == 4403
+
+
+async def test_open_sockets_are_signed_in_again_only_when_the_counter_moves(
+    tmp_path: Path,
+) -> None:
+    """The once-a-second loop reads the access-change counter; with nothing changed it signs
+    no one in again, and a grant taken away by another connection closes the socket."""
+    async with team_world(tmp_path) as world:
+        alice = await world.account(
+            "alice", grants=[("team", "open", "read"), ("team", "secret", "write")]
+        )
+        sign_in = _sign_in(world)
+        auth = {"Authorization": f"Bearer {alice.token}"}
+        async with live_server(world.app) as port:
+            url = f"ws://127.0.0.1:{port}/ws/events"
+            async with connect(url, additional_headers=auth) as socket:
+                # The loop's first turn counts alice's account and grants, made after it began.
+                await anyio.sleep(RECHECK_S * 1.5)
+                before = sign_in.lookups
+                await anyio.sleep(RECHECK_S * 2.5)
+                assert sign_in.lookups == before
+                await _commit_elsewhere(world, "DELETE FROM grants WHERE prefix = 'secret'")
+                with anyio.fail_after(RECHECK_S * 5), pytest.raises(ConnectionClosed) as caught:
+                    while True:
+                        await socket.recv()
+                assert caught.value.rcvd is not None
+                assert caught.value.rcvd.code == 4403
+                assert sign_in.lookups > before
 
 
 async def test_refusals_in_multi_mode_say_what_to_do(tmp_path: Path) -> None:

@@ -182,7 +182,7 @@ class Windows:
         tab = _active_tab(state)
         if tab is None:
             return Current(None, "", None, None)
-        opened = await self.target(user)
+        opened = await self._live(tab)
         text, version = await self._documents.read(opened.doc_id)
         dirty = self._documents.is_dirty(opened.doc_id)
         return Current(opened.path, text, opened.doc_id, dirty, version)
@@ -205,6 +205,10 @@ class Windows:
                     f"'{tab.path}'. Open '{path}' first (open_file), or leave path out to "
                     "work on the open document."
                 )
+        return await self._live(tab)
+
+    async def _live(self, tab: TabState) -> Opened:
+        """The tab's document, loaded live if it is not yet."""
         if self._documents.get(tab.doc_id) is None:
             require_readable(tab.path, "open")
             await self._documents.open(await self._checked(tab.path, "open"))

@@ -8,7 +8,9 @@ or whose access changed (a grant given or taken) has its requests cancelled; a W
 then closed with code 4401 or 4403, an HTTP request that had not answered yet gets 401 or 403.
 
 Changes made in this server call ``recheck`` at once; changes made by ``quire user`` in another
-process are found by the loop ``watching`` runs (every ``RECHECK_S`` while anything is open).
+process are found by the loop ``watching`` runs while anything is open: every ``RECHECK_S`` it
+reads the access-change counter, and signs the open credentials in again when it moved (or
+every ``EXPIRY_RECHECK_S`` regardless, for expiry times).
 """
 
 from __future__ import annotations
@@ -29,7 +31,11 @@ from quire.web.events import CLOSE_RECONNECT, EVENTS_PATH
 logger = logging.getLogger(__name__)
 
 RECHECK_S = 1.0
-"""How often open requests are checked against changes made by another process."""
+"""How often the access-change counter is looked at for open requests: a change made by
+another process ends them within this long."""
+EXPIRY_RECHECK_S = 30.0
+"""How often open requests are signed in again with no change counted, for the times that
+end a credential (a token's expiry, a session's idle limit): those are given in days."""
 
 ENDED = "Your access was taken away: sign in again, or ask a workspace admin."
 GREW = "Your access grew: reconnect and reload the window state."
@@ -143,13 +149,22 @@ class OpenConnections:
                 group.cancel_scope.cancel()
 
     async def _loop(self) -> None:
+        # Every request that opens from now on signs in against this counter or a later one.
+        checked: int | None = await self.sign_in.team.changes()
+        checked_at = anyio.current_time()
         while True:
             if not self._open:
                 self._wake = anyio.Event()
                 await self._wake.wait()
             await anyio.sleep(RECHECK_S)
             try:
+                # Read before the recheck: a change made during it is caught on the next turn.
+                changes = await self.sign_in.team.changes()
+                now = anyio.current_time()
+                if changes == checked and now - checked_at < EXPIRY_RECHECK_S:
+                    continue
                 await self.recheck(forget=False)
+                checked, checked_at = changes, now
             except Exception:
                 logger.exception("Rechecking open connections failed")
 
