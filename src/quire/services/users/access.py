@@ -16,12 +16,13 @@ as a path that is not there; with read access only, a write is "access denied".
 
 from __future__ import annotations
 
+import copy
 import logging
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -135,8 +136,12 @@ class GrantedAccess(Access):
     counts from the next request on."""
 
     def for_request(self) -> GrantedAccess:
-        """A copy for one request, with nothing found yet."""
-        return replace(self)
+        """A copy for one request, with no level found yet. A shallow copy: what is worked
+        out once from the grants (the folders' prefixes, the hidden chats' keys) is shared,
+        not worked out again for every request."""
+        copied = copy.copy(self)
+        object.__setattr__(copied, "_levels", {})
+        return copied
 
     @property
     def identity(self) -> Identity:
