@@ -47,9 +47,19 @@ far fewer wake-ups (a 1 ms tick costs a loop about 2% of a core while idle)."""
 
 _IDLE_TIMEOUT_MS = 5000
 
-_EPOLL_ROUNDING_S = 0.0005
-"""asyncio's epoll selector rounds a timeout up to a whole millisecond (so a timer fires up to
-1 ms late): the quiet step's timer is set half of that early, to end on time on average."""
+_LOOK_LAG_TICKS = 1.75
+"""How long before the worker thread stamps a batch its last change came, in ticks: one to two
+ticks (a change lands somewhere in one tick, and a whole quiet tick follows), and each tick's
+sleep runs a little long; measured 1.6 to 1.9 ms with 1 ms ticks."""
+
+_TIMER_LATENESS_S = 0.0008
+"""How late an asyncio timer fires at the median on Linux, measured: 0.4 to 1.3 ms (the epoll
+selector rounds its timeout up to a whole millisecond, and waking up takes a little more). The
+quiet step's timer starts that much early; each batch then corrects it by how late it ended
+(a busy loop wakes later), within ``_TIMER_EARLY_MOST_S``."""
+_TIMER_EARLY_MOST_S = 0.002
+_TIMER_GAIN = 0.25
+"""How much of one batch's lateness corrects the next timer (a smoothed average)."""
 
 DEBOUNCE_MS = 1600
 """The longest changes are gathered before they are reported, however busy the folder is."""
@@ -315,6 +325,7 @@ class _Batches:
         self._tick_ms = tick_ms
         self._debounce_ms = debounce_ms
         self._carry: tuple[_Raw, float] | None = None
+        self._early_s = _TIMER_LATENESS_S
         self._send, self._receive = anyio.create_memory_object_stream[tuple[_Raw, float]](math.inf)
 
     def __enter__(self) -> Self:
@@ -345,17 +356,18 @@ class _Batches:
             chunk = self._queued()
             if chunk is None:
                 try:
-                    wait = due - time.monotonic() - _EPOLL_ROUNDING_S if pending else math.inf
+                    wait = due - time.monotonic() - self._early_s if pending else math.inf
                     with anyio.move_on_after(wait):
                         chunk = await self._receive.receive()
                 except anyio.EndOfStream:
                     return pending or None
                 if chunk is None:
+                    self._correct(time.monotonic() - due)
                     return pending
             raw, at = chunk
             # The loop hands changes on a tick after its last one, so that change came one
-            # to two ticks before: the quiet counts from the middle of that.
-            last = at - 1.5 * self._tick_ms / 1000
+            # to two ticks before: the quiet counts from when it came, on average.
+            last = at - _LOOK_LAG_TICKS * self._tick_ms / 1000
             if pending and last >= due:
                 self._carry = chunk  # came after the quiet step ended: the next batch's
                 return pending
@@ -366,6 +378,12 @@ class _Batches:
             # changes the quiet step doubles, as long as watchfiles' grid made it at most.
             step = self._step_s * (2 if len(pending) > BURST else 1)
             due = min(last + step, first + self._debounce_ms / 1000)
+
+    def _correct(self, late: float) -> None:
+        """Start the next quiet step's timer earlier by part of how late this one ended
+        (later by part of how early), so batches end a step after their last change."""
+        early = self._early_s + _TIMER_GAIN * late
+        self._early_s = min(max(early, 0.0), _TIMER_EARLY_MOST_S)
 
     def _queued(self) -> tuple[_Raw, float] | None:
         chunk, self._carry = self._carry, None

@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import Self
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from quire.api.search import (
@@ -55,6 +56,9 @@ UNREADABLE_LISTED = 20
 FIRST_BUILD_WAIT_S = 0.25
 """How long a search made while the first build runs waits for it before answering with
 what is indexed so far (and a note saying so)."""
+SEND_TURNS = 3
+"""Event-loop turns given to the windows' sockets after a batch is published, before the
+index takes it in: a tree event goes out first (the send is a turn or two of each socket's task)."""
 
 INDEX_FILE = "search.sqlite3"
 """The index's file name in the state folder."""
@@ -293,6 +297,10 @@ class SearchService:
                 await listener(changes)
             except Exception:
                 logger.exception("A listener of the watched changes failed; watching goes on.")
+        # The windows' sockets send what the listeners published before the index's thread
+        # starts (it would hold the interpreter's lock while they wait to run).
+        for _turn in range(SEND_TURNS):
+            await anyio.lowlevel.checkpoint()
         try:
             await anyio.to_thread.run_sync(self._require_indexer().apply, changes)
         finally:
