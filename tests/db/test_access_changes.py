@@ -5,13 +5,15 @@ the rest of the database leave it alone."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.db import accounts, grants, private_chats
-from quire.db.access_changes import access_changes
+from quire.db.access_changes import QuickCounter, access_changes
 from quire.db.accounts import StoredToken
 from quire.db.engine import Database
 from quire.db.windows import ensure_user
@@ -121,3 +123,27 @@ async def test_a_change_rolled_back_leaves_the_counter(database: Database) -> No
         await accounts.set_disabled(session, "u-alice", True)
         await session.rollback()
     assert await _counter(database) == before
+
+
+def test_the_quick_read_leaves_no_read_transaction_open(tmp_path: Path) -> None:
+    """A reader that kept its snapshot would stop the WAL from being checkpointed: it grew
+    without end while the server ran."""
+    path = tmp_path / "quire.db"
+    writer = sqlite3.connect(path, isolation_level=None)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("CREATE TABLE access_changes (id INTEGER PRIMARY KEY, counter INTEGER)")
+        writer.execute("INSERT INTO access_changes VALUES (1, 0)")
+        quick = QuickCounter(str(path))
+        try:
+            assert quick.read() == 0
+            for _ in range(50):
+                writer.execute("UPDATE access_changes SET counter = counter + 1")
+            assert quick.read() == 50
+            busy, _, _ = writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            assert busy == 0
+            assert (tmp_path / "quire.db-wal").stat().st_size == 0
+        finally:
+            quick.close()
+    finally:
+        writer.close()

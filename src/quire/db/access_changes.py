@@ -45,11 +45,13 @@ class QuickCounter:
                     isolation_level=None,
                     check_same_thread=False,
                 )
-            row = self._connection.execute(_READ).fetchone()
+            # fetchall steps the statement to its end, so no read transaction is left open
+            # (an open one would keep the WAL from being checkpointed).
+            rows = self._connection.execute(_READ).fetchall()
         except sqlite3.Error:
             self.close()
             return None
-        return 0 if row is None else int(row[0])
+        return int(rows[0][0]) if rows else 0
 
     def close(self) -> None:
         """Close the connection (the next read opens another)."""
