@@ -124,7 +124,6 @@ def serve(tmp_path: Path, server_env: dict[str, str]) -> Iterator[Server]:
     (workspace / "welcome.md").write_text(WELCOME, encoding="utf-8")
     (workspace / "notes" / "plan.md").write_text(PLAN, encoding="utf-8")
     state = tmp_path / "state"
-    log = (tmp_path / "serve.log").open("w", encoding="utf-8")
     command = [
         str(Path(sys.executable).with_name("quire")),
         "serve",
@@ -136,8 +135,20 @@ def serve(tmp_path: Path, server_env: dict[str, str]) -> Iterator[Server]:
         str(state),
     ]
     env = {**os.environ, "QUIRE_HOME": str(state), **server_env}
+    with running(command, env=env, cwd=tmp_path, ready=_RUNNING) as match:
+        yield Server(match.group(1), match.group(2), workspace, state)
+
+
+@contextlib.contextmanager
+def running(
+    command: list[str], *, env: dict[str, str], cwd: Path, ready: re.Pattern[str]
+) -> Iterator[re.Match[str]]:
+    """Run ``command`` (a `quire serve`, its stderr in ``cwd/serve.log``) until the block ends,
+    then stop it with SIGINT; yields the match of ``ready`` on the first stdout line it fits."""
+    log_path = cwd / "serve.log"
+    log = log_path.open("w", encoding="utf-8")
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=log, text=True, env=env, cwd=tmp_path
+        command, stdout=subprocess.PIPE, stderr=log, text=True, env=env, cwd=cwd
     )
     assert process.stdout is not None
     lines: queue.Queue[str] = queue.Queue()
@@ -151,12 +162,11 @@ def serve(tmp_path: Path, server_env: dict[str, str]) -> Iterator[Server]:
             if remaining <= 0 or process.poll() is not None:
                 log.flush()
                 pytest.fail(
-                    "quire serve did not start:\n"
-                    + (tmp_path / "serve.log").read_text(encoding="utf-8")
+                    f"quire {command[1]} did not start:\n" + log_path.read_text(encoding="utf-8")
                 )
             with contextlib.suppress(queue.Empty):
-                match = _RUNNING.search(lines.get(timeout=remaining))
-        yield Server(match.group(1), match.group(2), workspace, state)
+                match = ready.search(lines.get(timeout=remaining))
+        yield match
     finally:
         process.send_signal(signal.SIGINT)
         try:

@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import re
-import signal
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
-import pytest
-
-from tests.web_ui.conftest import STARTUP_S
+from tests.web_ui.conftest import running
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -36,11 +30,6 @@ class TeamServer:
 
     url: str
     workspace: Path
-
-
-def _read_lines(stream: IO[str], lines: queue.Queue[str]) -> None:
-    for line in stream:
-        lines.put(line)
 
 
 def _user(state: Path, *args: str, stdin: str | None = None) -> None:
@@ -66,52 +55,20 @@ def grant(state: Path, name: str, access: str = "write") -> None:
 @contextlib.contextmanager
 def team_serve(base: Path, state: Path, workspace: Path) -> Iterator[TeamServer]:
     """Run `quire serve WORKSPACE --multi` with the accounts in ``state``; SIGINT afterwards."""
-    log = (base / "serve.log").open("w", encoding="utf-8")
-    process = subprocess.Popen(
-        [
-            str(QUIRE),
-            "serve",
-            str(workspace),
-            "--multi",
-            "--port",
-            "0",
-            "--no-browser",
-            "--state-dir",
-            str(state),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-        env={**os.environ, "QUIRE_HOME": str(state)},
-        cwd=base,
-    )
-    assert process.stdout is not None
-    lines: queue.Queue[str] = queue.Queue()
-    reader = threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True)
-    reader.start()
-    try:
-        match = None
-        deadline = time.monotonic() + STARTUP_S
-        while match is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or process.poll() is not None:
-                log.flush()
-                pytest.fail(
-                    "quire serve --multi did not start:\n" + (base / "serve.log").read_text()
-                )
-            with contextlib.suppress(queue.Empty):
-                match = _RUNNING.search(lines.get(timeout=remaining))
+    command = [
+        str(QUIRE),
+        "serve",
+        str(workspace),
+        "--multi",
+        "--port",
+        "0",
+        "--no-browser",
+        "--state-dir",
+        str(state),
+    ]
+    env = {**os.environ, "QUIRE_HOME": str(state)}
+    with running(command, env=env, cwd=base, ready=_RUNNING) as match:
         yield TeamServer(match.group(1), workspace)
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        reader.join(timeout=15)
-        process.stdout.close()
-        log.close()
 
 
 def person(browser: Browser, contexts: list[BrowserContext], server: TeamServer) -> Page:
