@@ -167,10 +167,6 @@ class TeamSignIn:
         self.lookups = 0
         """Database sign-ins done (tests and the bench read it)."""
 
-    def forget(self) -> None:
-        """Drop every cached sign-in (after a change made in this process)."""
-        self._cache.clear()
-
     async def sign_in(self, headers: Headers) -> SignedIn | None:
         """The account a token or session cookie signs in as, or None."""
         token = bearer_token(headers)

@@ -105,15 +105,9 @@ class OpenConnections:
         if item.ended is not None and not closed:
             await _answer_ended(scope, send, item.ended, started=started)
 
-    async def recheck(
-        self, *, only: Callable[[SignedIn], bool] = lambda signed: True, forget: bool = True
-    ) -> int:
+    async def recheck(self, *, only: Callable[[SignedIn], bool] = lambda signed: True) -> int:
         """Sign every open credential in again (those ``only`` picks) and stop the requests
-        whose credential no longer signs in or whose access changed; how many were stopped.
-        Cached sign-ins are dropped first (``forget``): a change made in this process counts
-        at once."""
-        if forget:
-            self.sign_in.forget()
+        whose credential no longer signs in or whose access changed; how many were stopped."""
         stopped = 0
         for credential, items in list(self._open.items()):
             picked = [item for item in items if only(item.signed)]
@@ -163,7 +157,7 @@ class OpenConnections:
                 now = anyio.current_time()
                 if changes == checked and now - checked_at < EXPIRY_RECHECK_S:
                     continue
-                await self.recheck(forget=False)
+                await self.recheck()
                 checked, checked_at = changes, now
             except Exception:
                 logger.exception("Rechecking open connections failed")
