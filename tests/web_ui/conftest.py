@@ -203,6 +203,15 @@ PageFactory = Callable[..., "Page"]
 
 
 @pytest.fixture
+def contexts(browser: Browser) -> Iterator[list[BrowserContext]]:
+    """Browser contexts a test opens (each a separate person), closed after it."""
+    opened: list[BrowserContext] = []
+    yield opened
+    for context in opened:
+        context.close()
+
+
+@pytest.fixture
 def open_page(browser: Browser, server: Server) -> Iterator[PageFactory]:
     """Makes signed-in pages (a fresh browser profile each); fails the test on page errors."""
     contexts: list[BrowserContext] = []

@@ -50,15 +50,6 @@ def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TeamServer
         yield running
 
 
-@pytest.fixture
-def contexts(browser: Browser) -> Iterator[list[BrowserContext]]:
-    """Browser contexts a test opens (each a separate person), closed after it."""
-    opened: list[BrowserContext] = []
-    yield opened
-    for context in opened:
-        context.close()
-
-
 def enter_chats(page: Page) -> None:
     page.locator(".chats-button").click()
     expect(page.locator("[data-chat-mode]")).to_be_visible()

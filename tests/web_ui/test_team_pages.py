@@ -46,15 +46,6 @@ def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TeamServer
         yield running
 
 
-@pytest.fixture
-def contexts(browser: Browser) -> Iterator[list[BrowserContext]]:
-    """Browser contexts a test opens (each a separate person), closed after it."""
-    opened: list[BrowserContext] = []
-    yield opened
-    for context in opened:
-        context.close()
-
-
 def test_the_sign_in_page_shows_a_wrong_password_and_lets_the_right_one_in(
     browser: Browser, team_server: TeamServer, contexts: list[BrowserContext]
 ) -> None:
