@@ -127,7 +127,13 @@ async def test_a_real_server_starts_answers_and_stops_cleanly(
             health = await client.get("/health")
             assert (health.status_code, health.json()) == (
                 200,
-                {"ok": True, "version": __version__},
+                {
+                    "ok": True,
+                    "version": __version__,
+                    "replica": f"{socket.gethostname()}-{running.process.pid}",
+                    "database": "ok",
+                    "fanout": "alone",
+                },
             )
             assert (await client.get("/api/window")).status_code == 401
             authorized = {"Authorization": f"Bearer {running.token}"}

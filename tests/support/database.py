@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,14 @@ async def database_url(
     if request.param == "sqlite":
         yield db_settings.database_url(None, tmp_path)
         return
+    async with postgres_database() as url:
+        yield url
+
+
+@asynccontextmanager
+async def postgres_database() -> AsyncIterator[str]:
+    """``async with postgres_database() as url``: an empty PostgreSQL database for the block
+    (dropped after it); skips the test when no test PostgreSQL is given."""
     server = postgres_server_url()
     name = f"quire_test_{secrets.token_hex(6)}"
     maintenance = create_async_engine(server, isolation_level="AUTOCOMMIT")

@@ -87,7 +87,13 @@ async def test_health_answers_without_a_token_and_says_nothing_else(
 ) -> None:
     response = await client.get("/health")
     assert response.status_code == 200
-    assert response.json() == {"ok": True, "version": __version__}
+    assert response.json() == {
+        "ok": True,
+        "version": __version__,
+        "replica": response.json()["replica"],
+        "database": "ok",
+        "fanout": "alone",
+    }
 
 
 async def test_the_home_page_without_credentials_explains_how_to_sign_in(

@@ -110,6 +110,18 @@ def wall_clock_ms() -> int:
     metavar="URL",
     help="The address people reach the server at behind a proxy (https://notes.example.com).",
 )
+@click.option(
+    "--redis",
+    "redis_url",
+    metavar="URL",
+    help="Run as one of several replicas that share a PostgreSQL --db: they send each other "
+    "their changes through this Redis (redis://host:6379/0). See docs/deploy.md.",
+)
+@click.option(
+    "--replica-id",
+    metavar="NAME",
+    help="This replica's name in /health and the log (default: host name and process id).",
+)
 @click.option("--no-browser", is_flag=True, help="Do not open the login URL in a browser.")
 @reports_errors
 def serve_command(
@@ -124,6 +136,8 @@ def serve_command(
     tls_key: str | None,
     trusted_proxies: tuple[str, ...],
     public_url: str | None,
+    redis_url: str | None,
+    replica_id: str | None,
     no_browser: bool,
 ) -> None:
     """Run the Quire server for the workspaces DIR... (default: the current folder).
@@ -150,6 +164,8 @@ def serve_command(
         "tls_key": tls_key,
         "trusted_proxies": trusted_proxies or None,
         "public_url": public_url,
+        "redis_url": redis_url,
+        "replica_id": replica_id,
         "open_browser": False if no_browser else None,
     }
     machine = machine_facts()

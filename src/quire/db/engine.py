@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 from sqlalchemy import event, text
 from sqlalchemy.engine import URL, ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -70,6 +71,17 @@ class Database:
     def session(self) -> AsyncSession:
         """A new session; use it as ``async with db.session() as session:``."""
         return self._sessions()
+
+    async def answers(self, timeout_s: float = 1.0) -> bool:
+        """Whether the database answers a query within ``timeout_s``."""
+        with anyio.move_on_after(timeout_s):
+            try:
+                async with self.engine.connect() as connection:
+                    await connection.execute(text("SELECT 1"))
+            except Exception:  # whatever the driver raises for a database that is gone
+                return False
+            return True
+        return False
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         """Await ``closer`` first thing in ``close`` (a holder of a connection gives it back)."""

@@ -30,6 +30,8 @@ from quire.services.history.recorder import HistoryRecorder
 from quire.services.history.repositories import open_repositories
 from quire.services.history.service import HistoryService
 from quire.services.live.documents import LiveDocuments
+from quire.services.replicas.fanout import Fanout
+from quire.services.replicas.opening import open_fanout
 from quire.services.reviews.loop import Reviews
 from quire.services.search import INDEX_FILE, SearchService
 from quire.services.users.team import Team
@@ -74,6 +76,8 @@ class AppServices:
     """Agent notices; None only in test harnesses that build the services by hand."""
     team: Team | None = None
     """Accounts, sign-in and grants: set in multi mode only."""
+    fanout: Fanout | None = None
+    """The signals to the other replicas (None only in test harnesses)."""
 
 
 @asynccontextmanager
@@ -103,7 +107,8 @@ async def open_services(
         await _clean_temp_files(stack, workspaces)
         database = await open_database(settings.database_url)
         stack.push_async_callback(database.close)
-        bus = EventBus()
+        fanout = await stack.enter_async_context(open_fanout(settings))
+        bus = EventBus(fanout)
         stack.callback(bus.close)
         repositories = await anyio.to_thread.run_sync(
             open_repositories,
@@ -127,7 +132,7 @@ async def open_services(
         )
         windows = Windows(database, bus, documents, workspaces, clock=clock)
         reviews = await stack.enter_async_context(
-            Reviews(database, bus, windows, documents, clock=clock)
+            Reviews(database, bus, windows, documents, clock=clock, fanout=fanout)
         )
         chats = await stack.enter_async_context(
             ChatService(
@@ -138,6 +143,7 @@ async def open_services(
                 clock=clock,
                 history=recorder,
                 multi=settings.multi,
+                fanout=fanout,
             )
         )
         export = ExportService(browser=settings.export_browser)
@@ -166,7 +172,7 @@ async def open_services(
 
         search.on_watched(listing_changed)
         lines = ChatLines(_chat_poster(chats) if settings.chat_enabled else None, clock=clock)
-        approvals = Approvals(database, bus, clock=clock, lines=lines)
+        approvals = Approvals(database, bus, clock=clock, lines=lines, fanout=fanout)
         notices = Notices(database, bus, approvals, clock=clock, lines=lines)
         if settings.approvals_enabled:
             chats.sessions.on_released(notices.agent_stopped)
@@ -189,6 +195,7 @@ async def open_services(
             approvals=approvals,
             notices=notices,
             team=Team(database, workspaces.folders, clock=clock) if settings.multi else None,
+            fanout=fanout,
         )
 
 

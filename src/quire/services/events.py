@@ -6,10 +6,14 @@ multi mode keeps only what ``quire.services.event_access`` lets that account see
 
 In-process pub/sub on the event loop: publishing never blocks and never fails because of a
 slow reader. It holds no history: a browser that connects later reads the state from the API.
+With several replicas every event is also sent to the others (``quire.services.replicas``),
+which deliver it to their own subscribers; after a gap in those signals every subscription is
+ended, so each window reconnects and reloads the state it may have missed.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -17,12 +21,17 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from quire.api.events import Event
+from quire.api.events import EVENTS, Event
 from quire.services.event_access import visible_event
+from quire.services.replicas.fanout import Alone, Fanout
 from quire.services.users.access import Access, current_access
 
 MAX_BEHIND = 1000
 """How many undelivered events a subscriber may hold before it is cut off."""
+TOPIC = "events"
+"""The replicas' topic of window events: ``{"user": name or null for everyone, "event": …}``."""
+ACCESS_TOPIC = "access"
+"""The replicas' topic that says who may read what changed (no data)."""
 
 logger = logging.getLogger(__name__)
 
@@ -35,15 +44,24 @@ class EventBus:
     instead of silently missing events.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, fanout: Fanout | None = None) -> None:
         self._subscribers: dict[str, set[MemoryObjectSendStream[Event]]] = {}
         self._closed = False
         self._access_epoch = 0
+        self._fanout = fanout or Alone()
+        self._fanout.listen(TOPIC, _Replicated(self))
+        self._fanout.listen(ACCESS_TOPIC, _AccessChanged(self))
 
     def access_changed(self) -> None:
         """Say that who may read what has changed (a private chat made, or its members
         changed): every account's subscription looks its access up again before it lets the
         next event through, so a private chat made after a window connected stays hidden."""
+        self.look_up_access_again()
+        self._fanout.send(ACCESS_TOPIC, "")
+
+    def look_up_access_again(self) -> None:
+        """Make every account's subscription on this replica look its access up again before
+        the next event (another replica changed it, or may have)."""
         self._access_epoch += 1
 
     @property
@@ -52,7 +70,18 @@ class EventBus:
         return self._access_epoch
 
     def publish(self, user: str, event: Event) -> None:
-        """Deliver ``event`` to every subscriber of ``user``; never blocks."""
+        """Deliver ``event`` to every subscriber of ``user`` (on every replica); never blocks."""
+        self.deliver(user, event)
+        self._send(user, event)
+
+    def publish_all(self, event: Event) -> None:
+        """Deliver ``event`` to every subscriber of every user (the workspaces' tree is
+        everyone's), on every replica; never blocks."""
+        self.deliver_all(event)
+        self._send(None, event)
+
+    def deliver(self, user: str, event: Event) -> None:
+        """Deliver ``event`` to the subscribers of ``user`` on this replica only."""
         for stream in list(self._subscribers.get(user, ())):
             try:
                 stream.send_nowait(event)
@@ -66,11 +95,22 @@ class EventBus:
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 self._drop(user, stream)
 
-    def publish_all(self, event: Event) -> None:
-        """Deliver ``event`` to every subscriber of every user (the workspaces' tree is
-        everyone's); never blocks."""
+    def deliver_all(self, event: Event) -> None:
+        """Deliver ``event`` to every subscriber on this replica only."""
         for user in list(self._subscribers):
-            self.publish(user, event)
+            self.deliver(user, event)
+
+    def cut_off(self) -> None:
+        """End every subscription now (their windows reconnect and reload the state); later
+        ones are served as usual."""
+        for user, streams in list(self._subscribers.items()):
+            for stream in list(streams):
+                self._drop(user, stream)
+
+    def _send(self, user: str | None, event: Event) -> None:
+        if self._fanout.state != "alone":
+            payload = {"user": user, "event": event.dump()}
+            self._fanout.send(TOPIC, json.dumps(payload))
 
     def subscribe(
         self, user: str, refresh: Callable[[], Awaitable[Access]] | None = None
@@ -93,9 +133,7 @@ class EventBus:
     def close(self) -> None:
         """End every subscription; later subscriptions end at once."""
         self._closed = True
-        for user, streams in list(self._subscribers.items()):
-            for stream in list(streams):
-                self._drop(user, stream)
+        self.cut_off()
 
     @asynccontextmanager
     async def _subscription(
@@ -163,3 +201,40 @@ class _Visible:
         except Exception:
             logger.exception("Looking up an event listener's access failed; ending it")
             raise StopAsyncIteration from None
+
+
+class _Replicated:
+    """Window events sent by the other replicas, delivered to this one's subscribers."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self._bus = bus
+
+    def received(self, data: str) -> None:
+        try:
+            payload = json.loads(data)
+            user = payload["user"]
+            event = EVENTS.validate_python(payload["event"])
+        except (ValueError, TypeError, KeyError):
+            logger.warning("Ignored a window event from another replica that is not one.")
+            return
+        if user is None:
+            self._bus.deliver_all(event)
+        elif isinstance(user, str):
+            self._bus.deliver(user, event)
+
+    def missed(self, *, recovered: bool) -> None:
+        if recovered:
+            self._bus.cut_off()
+
+
+class _AccessChanged:
+    """Another replica changed who may read what: this one's subscriptions look again."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self._bus = bus
+
+    def received(self, data: str) -> None:
+        self._bus.look_up_access_again()
+
+    def missed(self, *, recovered: bool) -> None:
+        self._bus.look_up_access_again()

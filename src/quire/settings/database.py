@@ -18,7 +18,7 @@ DB_FILE_NAME = "quire.db"
 SQLITE_DRIVER = "sqlite+aiosqlite"
 POSTGRES_DRIVER = "postgresql+asyncpg"
 _SQLITE_SCHEMES = frozenset({"sqlite", SQLITE_DRIVER})
-_POSTGRES_SCHEMES = frozenset({"postgresql", "postgres", POSTGRES_DRIVER})
+POSTGRES_SCHEMES = frozenset({"postgresql", "postgres", POSTGRES_DRIVER})
 KINDS_THAT_WORK = (
     f"use {SQLITE_DRIVER}:///path/to/quire.db for SQLite, or "
     f"{POSTGRES_DRIVER}://user:password@host:5432/dbname for PostgreSQL "
@@ -55,7 +55,7 @@ def database_url(url: str | None, state_dir: Path) -> str:
             argument="db",
         )
     scheme, rest = parts.group("scheme").lower(), text.partition("://")[2]
-    if scheme in _POSTGRES_SCHEMES:
+    if scheme in POSTGRES_SCHEMES:
         return f"{POSTGRES_DRIVER}://{rest}"
     if scheme in _SQLITE_SCHEMES:
         database = parts.group("database")

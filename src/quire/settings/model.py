@@ -25,7 +25,7 @@ from quire.core.state import STATE_ENV, state_folder
 from quire.fs.oserror import storage_failed
 from quire.settings.catalog import ENV_NAMES, FILE_KEYS, FLAG_NAMES
 from quire.settings.config_file import config_path, file_value, read_config
-from quire.settings.database import database_url
+from quire.settings.database import POSTGRES_SCHEMES, database_url
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4747
@@ -94,6 +94,17 @@ class Settings(BaseModel):
         description="The address people and agents reach the server at, when it is not the "
         "one it listens on (behind a reverse proxy): its Host and Origin are accepted.",
     )
+    redis_url: str | None = Field(
+        default=None,
+        description="The Redis that several replicas of one server (on one PostgreSQL "
+        "database) send each other their changes through; see docs/deploy.md.",
+    )
+    """None: one replica, nothing to fan out."""
+    replica_id: str | None = Field(
+        default=None,
+        description="This replica's name, shown by /health and in the log.",
+    )
+    """None: the host name and the process id."""
     open_browser: bool = Field(
         default=True, description="Whether `quire serve` opens the login URL in a browser."
     )
@@ -297,6 +308,41 @@ def _network_settings(
     found = _pick("public_url", flags, environ, config, path)
     if found is not None:
         values["public_url"] = _public_url(*found)
+    found = _pick("replica_id", flags, environ, config, path)
+    if found is not None:
+        values["replica_id"] = _replica_id(*found)
+    found = _pick("redis_url", flags, environ, config, path)
+    if found is not None:
+        values["redis_url"] = _redis_url(*found, db_url=values.get("db_url"))
+
+
+_REPLICA_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
+
+
+def _replica_id(raw: object, source: _Source) -> str:
+    rule = "1 to 63 letters, digits, dots, dashes or underscores, such as web-1"
+    if not isinstance(raw, str) or _REPLICA_ID.fullmatch(raw.strip()) is None:
+        raise _bad(source, raw, "is not a replica name", rule)
+    return raw.strip()
+
+
+def _redis_url(raw: object, source: _Source, *, db_url: object) -> str:
+    rule = "a URL such as redis://127.0.0.1:6379/0 (or rediss:// with TLS, unix:// for a socket)"
+    if not isinstance(raw, str) or "\0" in raw:
+        raise _bad(source, raw, "is not a Redis URL", rule)
+    url = raw.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss", "unix") or not (parts.hostname or parts.path):
+        raise _bad(source, raw, "is not a Redis URL", rule)
+    if not (isinstance(db_url, str) and urlsplit(db_url).scheme in POSTGRES_SCHEMES):
+        raise InvalidArgument(
+            f"{source.where} names a Redis for several replicas, but the database is SQLite, "
+            "which only one server may use. Give the replicas one PostgreSQL database too "
+            "(--db postgresql://…), or leave out --redis to run one server (see "
+            "docs/deploy.md).",
+            argument=source.where,
+        )
+    return url
 
 
 def _pem_file(raw: object, source: _Source, *, cwd: Path, home: Path) -> Path:

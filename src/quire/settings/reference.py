@@ -43,6 +43,8 @@ tls_cert = "/etc/quire/cert.pem"
 tls_key = "/etc/quire/key.pem"
 trusted_proxies = ["127.0.0.1"]
 public_url = "https://notes.example.com"
+redis = "redis://cache.example:6379/0"
+replica_id = "web-1"
 
 [chat]
 enabled = true
@@ -81,6 +83,12 @@ URL is `https://`), or a reverse proxy in front that terminates it, named in
 `server.trusted_proxies` (only those addresses' `X-Forwarded-For` and `X-Forwarded-Proto` are
 believed). `server.public_url` is the address people reach it at through the proxy: its Host and
 Origin are accepted, and the login URL names it. See `docs/teams.md` for an nginx example.
+
+`server.redis` makes this server one of several replicas behind a load balancer: they share the
+PostgreSQL database of `server.db` (required with it), the workspace folders (shared storage)
+and this Redis, through which each tells the others what it changed, so a wait on one replica
+wakes the moment another records the answer. Each replica has a state folder of its own and a
+`server.replica_id` (shown by `/health`). See `docs/deploy.md`.
 
 `approvals.enabled` turns agent approvals on (off by default): without it the approval routes
 answer 404 and the `quire approval` hooks send nothing. See `docs/approvals.md`.

@@ -105,12 +105,6 @@ def how_to_sign_in(services: AppServices) -> str:
     )
 
 
-async def health(request: Request) -> Response:
-    """Whether the server is up and its version: `{"ok": true, "version": …}`, nothing else
-    (no token needed)."""
-    return answer(Health(version=__version__))
-
-
 def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Starlette:
     """The Quire server app over ``services`` (which the caller opened and will close), with
     ``sub_apps`` served after the app's own routes."""
@@ -126,6 +120,20 @@ def create_app(services: AppServices, *, sub_apps: Sequence[SubApp] = ()) -> Sta
         return static_files.index_page(request, remote_images=bool(settings.remote_images))
 
     settings = services.settings
+
+    async def health(request: Request) -> Response:
+        """Whether the server is up, its version, and whether its database and its replicas'
+        Redis answer (no token needed); 503 when the database does not."""
+        answers = await services.database.answers()
+        fanout = services.fanout
+        shown = Health(
+            ok=answers,
+            version=__version__,
+            replica=fanout.replica if fanout is not None else "",
+            database="ok" if answers else "unreachable",
+            fanout=fanout.state if fanout is not None else "alone",
+        )
+        return answer(shown, 200 if shown.ok else 503)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

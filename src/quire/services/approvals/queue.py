@@ -32,6 +32,7 @@ from quire.db.chats import StoredSession
 from quire.services.approvals.chat_lines import ChatLines, asker, in_chat
 from quire.services.approvals.records import approval_record, decision_of, decision_value
 from quire.services.approvals.waiters import Waiters
+from quire.services.replicas.fanout import Alone, Fanout, Wakeups
 from quire.services.reviews.timer import Sleep, wait_or_sleep
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ ENDED_KEPT: Final = 200
 PRUNE_EVERY: Final = 16
 """Ended requests past ENDED_KEPT are pruned at the first request and every 16th after."""
 ENDED_LISTED: Final = 20
+TOPIC = "approvals"
+"""The replicas' topic of ended approval requests: the request's id."""
 _ID = re.compile(r"[0-9a-f]{8,64}")
 _LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
 _MAX_TEXT = 4096
@@ -66,6 +69,7 @@ class Approvals:
         clock: Callable[[], int],
         sleep: Sleep = anyio.sleep,
         lines: ChatLines | None = None,
+        fanout: Fanout | None = None,
     ) -> None:
         self._db = db
         self._lines = lines
@@ -75,6 +79,8 @@ class Approvals:
         self._lock = anyio.Lock()
         """Held by every change of a request's status, so each is decided against the last."""
         self._waiters = Waiters()
+        self._fanout = fanout or Alone()
+        self._fanout.listen(TOPIC, Wakeups(self._waiters.nudge, self._waiters.nudge_all))
         self._requests = 0
         self._queued: dict[str, StoredApproval] = {}
         """The requests this server queued and has not seen end: a decision needs no read
@@ -177,6 +183,8 @@ class Approvals:
                 await wait_or_sleep(wakeup, min(ends, approval.deadline_ms) - now, self._sleep)
                 ended = self._waiters.ended(approval_id)
                 approval = ended if ended is not None else await self.get(user, approval_id)
+                if wakeup.is_set():
+                    wakeup = self._waiters.rearm(approval_id)
         return approval
 
     async def decide(
@@ -316,6 +324,7 @@ class Approvals:
         # The hooks waiting on it hear first: they are what an agent is blocked on.
         if approval.status != "pending":
             self._waiters.wake(approval)
+            self._fanout.send(TOPIC, approval.id)
         action = "new" if approval.status == "pending" else approval.status
         record = await self.record(approval)
         self._bus.publish(

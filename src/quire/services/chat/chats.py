@@ -6,8 +6,8 @@ waiters; the format, writes, waits, presence, positions and pictures have their 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Iterator
-from contextlib import AsyncExitStack, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +32,7 @@ from quire.core.chat import Label, sanitize_label, utc_stamp
 from quire.core.errors import InvalidArgument, PathRefused, QuireError
 from quire.core.views import document_id, whole_number
 from quire.db import chats as store
+from quire.db.advisory_locks import AdvisoryLocks
 from quire.db.engine import Database
 from quire.fs.documents import delete_file
 from quire.fs.encoding import decode_utf8
@@ -64,6 +65,7 @@ from quire.services.chat.writes import ChatWriter
 from quire.services.events import EventBus
 from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.documents import LiveDocuments
+from quire.services.replicas.fanout import Alone, Fanout, Wakeups
 from quire.services.users.access import Access, GrantedAccess, current_access, not_found
 from quire.vault.watch import FileChange, FolderWatcher
 from quire.vault.workspaces import Workspaces
@@ -71,6 +73,8 @@ from quire.vault.workspaces import Workspaces
 WAIT_MS = (1_000, 600_000, 600_000)
 """How long one wait may block: least, most and default, in milliseconds."""
 MAX_POSITION = 2**31 - 1
+POSTS_TOPIC = "chat-posts"
+"""The replicas' topic of chats written to (or deleted): the chat's path, as text."""
 MAX_TITLE_CHARS = 200
 
 
@@ -90,8 +94,11 @@ class ChatService:
         sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
         history: HistoryRecorder | None = None,
         multi: bool = False,
+        fanout: Fanout | None = None,
     ) -> None:
         self._db = db
+        self._fanout = fanout or Alone()
+        self._shared_locks = AdvisoryLocks(db) if self._fanout.state != "alone" else None
         self._multi = multi
         self._bus = bus
         self._documents = documents
@@ -101,8 +108,9 @@ class ChatService:
         self._writer = ChatWriter(documents, self._index, history)
         self._finder = ChatFinder(workspaces)
         self._presence = ChatPresence(clock)
-        self._cursors = ChatCursors(db, clock)
+        self._cursors = ChatCursors(db, clock, self._fanout)
         self._waits = ChatWaits()
+        self._fanout.listen(POSTS_TOPIC, Wakeups(self._waits.notify, self._waits.notify_all))
         self._waiting = ChatWaiting(
             self._index,
             self._cursors,
@@ -224,7 +232,7 @@ class ChatService:
         target, exists = await anyio.to_thread.run_sync(new_chat_path, self._workspaces, path)
         check_chat_access(access, target.path, "create", write=True)
         owner = None if identity is None else identity.username
-        async with self._lock(target):
+        async with self._turn(target):
             if not exists:
                 if private and identity is not None:
                     await anyio.to_thread.run_sync(_check_private_path, target)
@@ -370,10 +378,10 @@ class ChatService:
         text = check_message(body)
         await self.sessions.record(user, session, target.key, name, "post")
         author = attributed(name, current_access().identity)
-        async with self._lock(target):
+        async with self._turn(target):
             stamp = utc_stamp(datetime.fromtimestamp(self._clock() / 1000, tz=UTC))
             state = await self._writer.append(target, author, stamp, text)
-        self._waits.notify(target.key)
+        self._wake(target.key)
         data = ChatData(path=target.key, number=state.count, author=author)
         self._bus.publish_all(ChatEvent(data=data))
         self._announce(user, target.key, self._presence.posted(target.key, name))
@@ -426,7 +434,7 @@ class ChatService:
         """Delete the chat's note (in multi mode: by its owner, a workspace admin or a
         superadmin only); then as ``deleted``."""
         target = await self._existing(path, verb="delete", check="write")
-        async with self._lock(target):
+        async with self._turn(target):
             await self._index.state(target.path)  # refuses a note that is not a chat
             await anyio.to_thread.run_sync(self._check_owner, current_access(), target.path)
             await self._documents.unload(document_id(target.path))
@@ -445,7 +453,7 @@ class ChatService:
         await self._cursors.forget(str(path))
         await self.sessions.leave(user, str(path))
         for waiting in waited:
-            self._waits.notify(waiting)
+            self._wake(waiting)
         for chat in sorted(known):
             self._bus.publish_all(ChatDeletedEvent(data=ChatNamed(path=str(chat))))
             self._announce(user, str(chat), True)
@@ -508,7 +516,7 @@ class ChatService:
     async def _slash(self, user: str, target: ChatPath, name: Label, slash: SlashPost) -> Posted:
         if slash.kind == "role":
             role = slash.text or None
-            async with self._lock(target):
+            async with self._turn(target):
                 await self._index.state(target.path)  # refuses a note that is not a chat
                 await self._writer.rewrite(
                     target,
@@ -605,11 +613,24 @@ class ChatService:
     def _workspace(self, path: Path) -> Path:
         return workspace_folder(self._workspaces, path)
 
-    def _lock(self, target: ChatPath) -> anyio.Lock:
+    @asynccontextmanager
+    async def _turn(self, target: ChatPath) -> AsyncIterator[None]:
+        """The chat's turn to be written: its lock in this server, and with several replicas
+        the database's lock of the chat too, so posts through any replica take turns."""
         lock = self._locks.get(target.key)
         if lock is None:
             lock = self._locks[target.key] = anyio.Lock()
-        return lock
+        async with lock:
+            if self._shared_locks is None:
+                yield
+            else:
+                async with self._shared_locks.held(f"chat:{target.key}"):
+                    yield
+
+    def _wake(self, chat: str) -> None:
+        """Wake the waits on ``chat`` in every replica."""
+        self._waits.notify(chat)
+        self._fanout.send(POSTS_TOPIC, chat)
 
     def _announce(self, user: str, chat: str, changed: bool) -> None:
         if changed:

@@ -2,10 +2,12 @@
 
 A writer task stores changed positions a moment later (and all of them on close), so a wait
 answers without waiting on the database; a crash hands messages over again, never skips one.
+With several replicas each new position is also sent to the others, which keep it in memory.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -18,6 +20,7 @@ from anyio.abc import TaskGroup
 from quire.core.paths import moved_key
 from quire.db import chats as store
 from quire.db.engine import Database
+from quire.services.replicas.fanout import Alone, Fanout
 
 logger = logging.getLogger(__name__)
 
@@ -25,13 +28,20 @@ Key = tuple[str, str, str]
 
 WRITE_DELAY_S = 0.25
 """How long the writer gathers new positions before it stores them."""
+TOPIC = "chat-positions"
+"""The replicas' topic of read positions: ``[user, chat, reader key, position]``, or ``""``
+for "positions were moved or dropped: read them from the database again"."""
 
 
 class ChatCursors:
     """Every reader's position in every chat, for one server."""
 
-    def __init__(self, db: Database, clock: Callable[[], int]) -> None:
+    def __init__(
+        self, db: Database, clock: Callable[[], int], fanout: Fanout | None = None
+    ) -> None:
         self._db = db
+        self._fanout = fanout or Alone()
+        self._fanout.listen(TOPIC, _Replicated(self))
         self._clock = clock
         self._positions: dict[Key, int] = {}
         self._pending: set[Key] = set()
@@ -73,6 +83,8 @@ class ChatCursors:
         key = _key(user, chat, reader)
         self._positions[key] = position
         self._pending.add(key)
+        if self._fanout.state != "alone":
+            self._fanout.send(TOPIC, json.dumps([*key, position]))
         if self._group is None:
             await self.flush()
         else:
@@ -99,6 +111,7 @@ class ChatCursors:
                 self._pending.discard(key)
             async with self._db.session() as session, session.begin():
                 await store.forget_chats(session, chat)
+        self._fanout.send(TOPIC, "")
 
     async def moved(self, source: Path, target: Path) -> None:
         """The chat ``source`` (or the chats below the folder ``source``) is now at ``target``:
@@ -114,6 +127,16 @@ class ChatCursors:
             }
             async with self._db.session() as session, session.begin():
                 await store.move_chats(session, str(source), str(target))
+        self._fanout.send(TOPIC, "")
+
+    def heard(self, key: Key, position: int) -> None:
+        """Another replica set (and stores) the position ``key``."""
+        self._positions[key] = position
+
+    def reread(self) -> None:
+        """Forget the positions stored already, so the next look reads them from the database
+        (another replica moved or dropped some, or may have changed them unheard)."""
+        self._positions = {key: self._positions[key] for key in self._pending}
 
     async def flush(self) -> None:
         """Store every position not stored yet."""
@@ -143,6 +166,28 @@ class ChatCursors:
                 await self.flush()
             except Exception:
                 logger.exception("Storing chat read positions failed; trying again later.")
+
+
+class _Replicated:
+    """Read positions set by the other replicas."""
+
+    def __init__(self, cursors: ChatCursors) -> None:
+        self._cursors = cursors
+
+    def received(self, data: str) -> None:
+        if not data:
+            self._cursors.reread()
+            return
+        try:
+            user, chat, reader, position = json.loads(data)
+        except (ValueError, TypeError):
+            logger.warning("Ignored a read position from another replica that is not one.")
+            return
+        if all(isinstance(part, str) for part in (user, chat, reader)) and type(position) is int:
+            self._cursors.heard((user, chat, reader), position)
+
+    def missed(self, *, recovered: bool) -> None:
+        self._cursors.reread()
 
 
 def _key(user: str, chat: str, reader: str) -> Key:

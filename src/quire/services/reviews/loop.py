@@ -38,6 +38,7 @@ from quire.core.views import (
 from quire.db import reviews as store
 from quire.db.reviews import StoredReview
 from quire.services.document_access import readable
+from quire.services.replicas.fanout import Alone, Fanout, Wakeups
 from quire.services.reviews.checks import check_request, check_resume, check_storable, content_hash
 from quire.services.reviews.results import (
     Annotations,
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+TOPIC = "reviews"
+"""The replicas' topic of ended reviews: the review's id."""
 TIMER_RETRY_S = 1.0
 """How long the deadline timer waits before trying again when the database failed it."""
 _REVIEW_ID = re.compile(r"[0-9a-f]{1,64}")
@@ -83,12 +86,14 @@ class Reviews:
         sleep: Sleep = anyio.sleep,
         timer: Sleep | None = None,
         keep: int = REVIEWS_KEPT,
+        fanout: Fanout | None = None,
     ) -> None:
         self._db = db
         self._bus = bus
         self._windows = windows
         self._documents = documents
         self._texts = ReviewTexts(documents)
+        self._fanout = fanout or Alone()
         self._clock = clock
         self._sleep = sleep
         self._timer = sleep if timer is None else timer
@@ -105,6 +110,7 @@ class Reviews:
         """Every pending review in the database (once restored), by id: the write-through copy."""
         self._restored = False
         self._waiters = Waiters()
+        self._fanout.listen(TOPIC, Wakeups(self._heard, lambda: self._heard(None)))
         self._sequence = itertools.count()
         self._task_group: TaskGroup | None = None
 
@@ -233,6 +239,8 @@ class Reviews:
                     return StillPending(review.id)
                 await wait_or_sleep(wakeup, min(wait_ends, review.deadline_ms) - now, self._sleep)
                 review = self._waiters.outcome(review_id) or await self.get(user, review_id)
+                if wakeup.is_set():
+                    wakeup = self._waiters.rearm(review_id)
         return await self._ended(review)
 
     async def decide(
@@ -339,6 +347,35 @@ class Reviews:
         stale = await self.is_stale(review)
         return Ended(review, review.verdict, stale, ended_message(review))
 
+    def _heard(self, review_id: str | None) -> None:
+        """Another replica requested or ended ``review_id`` (None: maybe some, unheard)."""
+        if self._task_group is not None:
+            self._task_group.start_soon(self._reread, review_id)
+
+    async def _reread(self, review_id: str | None) -> None:
+        """Read ``review_id`` (None: every pending review) from the database again, so this
+        replica's copy of the pending reviews holds what another replica changed, and wake
+        its waiters to look."""
+        try:
+            async with self._lock:
+                async with self._db.session() as session:
+                    if review_id is None:
+                        found = await store.all_pending_reviews(session)
+                        self._pending = {review.id: review for review in found}
+                    else:
+                        review = await store.get_review(session, review_id)
+                        if review is not None and review.status == "pending":
+                            self._pending[review.id] = review
+                        else:
+                            self._pending.pop(review_id, None)
+                self._deadlines.reschedule()
+        except (SQLAlchemyError, OSError):
+            logger.exception("Could not read reviews changed by another replica again")
+        if review_id is None:
+            self._waiters.nudge_all()
+        else:
+            self._waiters.nudge(review_id)
+
     async def _ready(self) -> None:
         """Load the pending reviews from the database once, before anything relies on them."""
         if self._restored:
@@ -439,6 +476,7 @@ class Reviews:
 
     def _announce(self, review: StoredReview) -> None:
         self._waiters.wake(review)
+        self._fanout.send(TOPIC, review.id)
         action = "new" if review.status == "pending" else review.status
         self._bus.publish(
             review.user_id,

@@ -43,11 +43,30 @@ class Waiters:
                 self._listeners[review_id] = left
             else:
                 self._outcomes.pop(review_id, None)
-                if self._events.get(review_id) is event:
-                    del self._events[review_id]
+                self._events.pop(review_id, None)
                 drained = self._drained.pop(review_id, None)
                 if drained is not None:
                     drained.set()
+
+    def rearm(self, review_id: str) -> anyio.Event:
+        """The event the next ``wake`` or ``nudge`` of ``review_id`` sets, for a listener whose
+        last wake-up found the review still pending."""
+        event = self._events.get(review_id)
+        if event is None:
+            event = self._events[review_id] = anyio.Event()
+        return event
+
+    def nudge(self, review_id: str) -> None:
+        """Wake everyone listening on ``review_id`` to read it again (another replica ended
+        it, or may have); they ``rearm`` when it is still pending."""
+        event = self._events.pop(review_id, None)
+        if event is not None:
+            event.set()
+
+    def nudge_all(self) -> None:
+        """``nudge`` every review someone listens on."""
+        for review_id in list(self._events):
+            self.nudge(review_id)
 
     def outcome(self, review_id: str) -> StoredReview | None:
         """The ended review that woke the listeners of ``review_id``, if one did."""
