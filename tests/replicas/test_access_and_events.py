@@ -1,0 +1,98 @@
+"""What one replica does reaches the windows and connections held on the others.
+
+A window's event stream on replica 1 hears a chat post made through replica 2. Disabling an
+account (from another process, against the shared database) closes its event streams and waits
+on every replica, and its token is refused by each.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from tests.support.replicas import Cluster, replica_cluster
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+CLOSE_WITHIN_S = 2.5
+"""Every replica reads the access-change counter each second; a check is a few queries."""
+
+
+@pytest.fixture
+async def cluster(tmp_path: Path) -> AsyncIterator[Cluster]:
+    async with replica_cluster(tmp_path, count=2) as running:
+        yield running
+
+
+async def test_a_window_on_one_replica_hears_a_post_made_through_another(
+    cluster: Cluster,
+) -> None:
+    token = await cluster.account("alice")
+    first, second = cluster.replicas
+    chat = str(cluster.workspace / "room.md")
+    auth = {"Authorization": f"Bearer {token}"}
+    async with (
+        second.client(token) as agent,
+        connect(first.ws("/ws/events"), additional_headers=auth) as events,
+    ):
+        assert (await agent.post("/api/chats", json={"path": chat})).status_code == 200
+        posted = await agent.post("/api/chats/post", json={"path": chat, "as": "bot", "body": "x"})
+        assert posted.status_code == 200, posted.text
+        with anyio.fail_after(5):
+            while True:
+                event: dict[str, Any] = json.loads(await events.recv())
+                if event["kind"] == "chat":
+                    break
+        assert event["data"] == {"path": chat, "number": 1, "author": "bot (via alice)"}
+
+
+async def test_disabling_an_account_closes_what_it_holds_on_every_replica(
+    cluster: Cluster,
+) -> None:
+    token = await cluster.account("alice")
+    chat = str(cluster.workspace / "room.md")
+    auth = {"Authorization": f"Bearer {token}"}
+    ended: dict[str, tuple[int | None, float]] = {}
+
+    async def hold_events(name: str, url: str) -> None:
+        async with connect(url, additional_headers=auth) as socket:
+            try:
+                while True:
+                    await socket.recv()
+            except ConnectionClosed as closed:
+                code = None if closed.rcvd is None else closed.rcvd.code
+                ended[name] = (code, time.monotonic())
+
+    async def hold_wait(name: str, client: httpx.AsyncClient) -> None:
+        body = {"path": chat, "as": "alice", "timeoutMs": 600_000}
+        answer = await client.post("/api/chats/wait", json=body)
+        ended[name] = (answer.status_code, time.monotonic())
+
+    first, second = cluster.replicas
+    async with first.client(token, timeout=60) as one, second.client(token, timeout=60) as two:
+        assert (await one.post("/api/chats", json={"path": chat})).status_code == 200
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                for replica, client in ((first, one), (second, two)):
+                    group.start_soon(
+                        hold_events, f"events on {replica.name}", replica.ws("/ws/events")
+                    )
+                    group.start_soon(hold_wait, f"wait on {replica.name}", client)
+                await anyio.sleep(0.5)  # everything is held open
+                assert not ended
+                await cluster.user("disable", "alice")
+                disabled = time.monotonic()
+        for name, (how, at) in ended.items():
+            assert how == (401 if name.startswith("wait") else 4401), (name, how)
+            assert at - disabled <= CLOSE_WITHIN_S, (name, at - disabled)
+        for client in (one, two):
+            assert (await client.get("/api/workspaces")).status_code == 401
