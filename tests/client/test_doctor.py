@@ -13,12 +13,15 @@ import pytest
 
 from quire import __version__
 from quire.api.exports import EngineStatus
+from quire.api.server import Health
 from quire.client.doctor import (
+    check_database,
     check_engines,
     check_git,
     check_git_locks,
     check_git_operations,
     check_programs,
+    check_replicas,
     check_server,
     check_server_file,
     check_server_version,
@@ -191,11 +194,12 @@ async def test_a_running_server_with_its_token_is_checked_and_a_wrong_token_fail
     assert [(c.name, c.status) for c in good] == [
         ("server", "ok"),
         ("server version", "ok"),
+        ("database", "ok"),
         ("token", "ok"),
         ("workspaces", "ok"),
     ]
     assert good[1].detail == f"Quire {__version__}, as this command"
-    assert str(workspace) in good[3].detail
+    assert str(workspace) in good[4].detail
     assert [(c.name, c.status) for c in bad] == [("server", "ok"), ("token", "fail")]
     assert "refused the token" in bad[1].detail
     assert [(c.name, c.status) for c in gone] == [("server", "fail")]
@@ -225,3 +229,31 @@ def test_a_server_of_another_version_is_a_warning_to_restart_it(
     assert (check.name, check.status) == ("server version", "warn")
     assert check.detail == f"{words}; this command is Quire {__version__}."
     assert check.fix is not None and "start it again" in check.fix
+
+
+def _report(**changes: object) -> Health:
+    values: dict[str, object] = {
+        "version": __version__,
+        "replica": "web-1",
+        "database": "ok",
+        "fanout": "connected",
+    }
+    values.update(changes)
+    return Health.model_validate(values)
+
+
+def test_a_database_that_does_not_answer_fails_with_what_to_check() -> None:
+    assert check_database(_report()).status == "ok"
+    check = check_database(_report(ok=False, database="unreachable"))
+    assert (check.name, check.status) == ("database", "fail")
+    assert check.fix is not None and "--db" in check.fix
+
+
+def test_replicas_say_whether_redis_answers_and_a_lone_server_says_nothing() -> None:
+    assert check_replicas(_report(fanout="alone")) == []
+    [connected] = check_replicas(_report())
+    assert (connected.status, connected.detail) == ("ok", "replica web-1; Redis answers")
+    [polling] = check_replicas(_report(fanout="polling"))
+    assert polling.status == "warn"
+    assert "every second" in polling.detail
+    assert polling.fix is not None and "--redis" in polling.fix

@@ -468,3 +468,47 @@ def test_a_mode_that_is_neither_single_nor_multi_is_refused(
 ) -> None:
     with pytest.raises(InvalidArgument, match="single or multi"):
         _load(home, cwd, toml=f"mode = {raw}\n")
+
+
+PG = "postgresql://quire@db.example/quire"
+
+
+def test_replicas_take_redis_and_a_name_from_flags_environment_or_file(
+    home: Path, cwd: Path
+) -> None:
+    settings = _load(
+        home, cwd, flags={"db_url": PG, "redis_url": "redis://cache:6379/0", "replica_id": "web-1"}
+    )
+    assert (settings.redis_url, settings.replica_id) == ("redis://cache:6379/0", "web-1")
+    environ = {"QUIRE_DB": PG, "QUIRE_REDIS": "rediss://cache:6380", "QUIRE_REPLICA_ID": "b"}
+    settings = _load(home, cwd, environ=environ)
+    assert (settings.redis_url, settings.replica_id) == ("rediss://cache:6380", "b")
+    toml = f'[server]\ndb = "{PG}"\nredis = "unix:///run/redis.sock"\nreplica_id = "c.2"\n'
+    settings = _load(home, cwd, toml=toml)
+    assert (settings.redis_url, settings.replica_id) == ("unix:///run/redis.sock", "c.2")
+
+
+def test_one_server_has_no_redis_and_no_replica_name(home: Path, cwd: Path) -> None:
+    settings = _load(home, cwd)
+    assert (settings.redis_url, settings.replica_id) == (None, None)
+
+
+def test_redis_without_postgresql_is_refused_naming_what_to_do(home: Path, cwd: Path) -> None:
+    with pytest.raises(InvalidArgument, match=r"the database is SQLite.*--db postgresql"):
+        _load(home, cwd, flags={"redis_url": "redis://cache:6379/0"})
+    with pytest.raises(InvalidArgument, match="the database is SQLite"):
+        _load(home, cwd, flags={"redis_url": "redis://cache", "db_url": "sqlite:///x.db"})
+
+
+@pytest.mark.parametrize(
+    "url", ["http://cache:6379", "redis://", "cache:6379", "", "redis://a\0b", "memcached://x"]
+)
+def test_a_redis_url_that_is_not_one_is_refused(home: Path, cwd: Path, url: str) -> None:
+    with pytest.raises(InvalidArgument, match="is not a Redis URL"):
+        _load(home, cwd, flags={"db_url": PG, "redis_url": url})
+
+
+@pytest.mark.parametrize("name", ["", "-web", "web 1", "web/1", "w" * 64, "wéb", "a\nb"])
+def test_a_replica_name_that_is_not_one_is_refused(home: Path, cwd: Path, name: str) -> None:
+    with pytest.raises(InvalidArgument, match="is not a replica name"):
+        _load(home, cwd, flags={"replica_id": name})

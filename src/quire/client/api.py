@@ -168,11 +168,14 @@ class QuireApi:
             return False
         return response.status_code == httpx.codes.OK
 
-    async def health_version(self) -> str | None:
-        """The version the server's ``GET /health`` names; None when it names none."""
+    async def health_report(self) -> Health | None:
+        """What the server's ``GET /health`` says (200, or 503 when its database does not
+        answer); None when it does not answer or is a Quire that says something else."""
         try:
-            response = await self._server.http.get(self._url("/health"), timeout=2.0)
-            return Health.parse_json(response.content).version
+            response = await self._server.http.get(self._url("/health"), timeout=3.0)
+            if response.status_code not in (httpx.codes.OK, httpx.codes.SERVICE_UNAVAILABLE):
+                return None
+            return Health.parse_json(response.content)
         except (httpx.HTTPError, AnswerMismatch):
             return None
 

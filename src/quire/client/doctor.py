@@ -16,10 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Literal, assert_never
 
 from quire import __version__
 from quire.api.exports import EngineStatus
+from quire.api.server import Health
 from quire.client.api import QuireApi
 from quire.core.errors import QuireError, TokenRefused
 from quire.core.history import how_to_finish, operation_in_progress
@@ -154,7 +155,8 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
         ]
     api = QuireApi(found.info, server_file=path)
     try:
-        if not await api.health():
+        report = await api.health_report()
+        if report is None:
             return [
                 Check(
                     "server",
@@ -163,25 +165,63 @@ async def check_server(found: Found | None, path: Path) -> list[Check]:
                     f"Stop that process (kill {found.info.pid}) and start `quire serve` again.",
                 )
             ]
-        version = await api.health_version()
+        answers = Check("server", "ok", f"answers at {found.info.url}")
+        if not report.ok:
+            return [answers, check_database(report), *check_replicas(report)]
         try:
             folders = await api.workspaces()
         except TokenRefused as exc:
-            return [Check("server", "ok", f"answers at {found.info.url}"),
-                    Check("token", "fail", str(exc), "Restart `quire serve`.")]  # fmt: skip
+            return [answers, Check("token", "fail", str(exc), "Restart `quire serve`.")]
         except QuireError as exc:
             return [Check("server", "fail", str(exc), "Check the server's log.")]
     finally:
         await api.aclose()
     listed = ", ".join(folders) if folders else "none listed"
     return [
-        Check("server", "ok", f"answers at {found.info.url}"),
-        check_server_version(version),
+        answers,
+        check_server_version(report.version),
+        check_database(report),
+        *check_replicas(report),
         Check("token", "ok", "the server accepts the token in server.json"),
         Check("workspaces", "ok" if folders else "warn", listed),
         *check_git_locks([Path(folder) for folder in folders]),
         *check_git_operations([Path(folder) for folder in folders]),
     ]
+
+
+def check_database(report: Health) -> Check:
+    """Whether the server's database answers, as its /health says."""
+    if report.database == "ok":
+        return Check("database", "ok", "the server's database answers")
+    return Check(
+        "database",
+        "fail",
+        "the server's database does not answer: requests that need it fail until it does.",
+        "Check that the database server runs and that the server's --db URL reaches it (see "
+        "the server's log).",
+    )
+
+
+def check_replicas(report: Health) -> list[Check]:
+    """How the server's replicas reach each other (nothing for a server without Redis)."""
+    match report.fanout:
+        case "alone":
+            return []
+        case "connected":
+            return [Check("replicas", "ok", f"replica {report.replica}; Redis answers")]
+        case "polling":
+            return [
+                Check(
+                    "replicas",
+                    "warn",
+                    f"replica {report.replica} cannot reach Redis: the replicas look for each "
+                    "other's changes every second instead of at once.",
+                    "Check that Redis runs and that --redis reaches it; the replicas connect "
+                    "again by themselves.",
+                )
+            ]
+        case _ as never:
+            assert_never(never)
 
 
 def check_server_version(version: str | None) -> Check:
