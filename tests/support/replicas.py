@@ -196,11 +196,16 @@ async def browser_session(base_url: str, username: str) -> AsyncIterator[httpx.A
 
 
 @asynccontextmanager
-async def replica_cluster(tmp_path: Path, *, count: int) -> AsyncIterator[Cluster]:
-    """``count`` replicas on a fresh PostgreSQL database, a fresh Redis and one workspace."""
+async def replica_cluster(
+    tmp_path: Path, *, count: int, git: bool = False
+) -> AsyncIterator[Cluster]:
+    """``count`` replicas on a fresh PostgreSQL database, a fresh Redis and one workspace (a
+    git repository with ``git``, so the replicas keep its history)."""
     workspace = tmp_path / "team"
     workspace.mkdir()
     (workspace / "plan.md").write_text("# Plan\n\nShip it.\n", encoding="utf-8")
+    if git:
+        subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     redis = RedisServer(tmp_path / "redis")
     env = {key: value for key, value in os.environ.items() if key not in _STEERING}
     env.update({"HOME": str(tmp_path), "QUIRE_HOME": str(tmp_path / "state-admin")})

@@ -1,8 +1,9 @@
 """Locks every server on one database shares: PostgreSQL advisory locks, named by text.
 
-Replicas serialise one kind of write through them (the posts to one chat). A lock is
-transaction-scoped, so a replica that dies while holding one lets it go with its connection.
-SQLite has one server per file, whose own locks are enough: there the lock is a no-op.
+Replicas serialise one kind of write through them (the posts to one chat, the commits to one
+repository). A lock is transaction-scoped, so a replica that dies while holding one lets it go
+with its connection. A server that is the only one on its database (every SQLite server, and a
+PostgreSQL one without replicas) needs only its own locks: there ``held`` does nothing.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from quire.db.engine import Database
 class AdvisoryLocks:
     """The shared locks of one database."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, shared: bool) -> None:
         self._database = database
+        self._shared = shared and database.backend == "postgresql"
+        """Whether other servers share the database (replicas): only then is a lock taken."""
 
     @asynccontextmanager
     async def held(self, name: str) -> AsyncIterator[None]:
         """Hold the lock ``name`` for the block (waiting for whoever holds it)."""
-        if self._database.backend != "postgresql":
+        if not self._shared:
             yield
             return
         async with self._database.engine.begin() as connection:

@@ -16,6 +16,7 @@ from pathlib import Path
 import anyio
 
 from quire.core.state import inbox_folder
+from quire.db.advisory_locks import AdvisoryLocks
 from quire.db.engine import Database, open_database
 from quire.services.agents.machine import MachineFacts
 from quire.services.approvals.chat_lines import AUTHOR, ChatLines, Post
@@ -122,6 +123,7 @@ async def open_services(
                 Journal(settings.state_dir / JOURNAL_FILE),
                 window_s=settings.history_window_s,
                 clock=clock,
+                shared_locks=AdvisoryLocks(database, shared=fanout.state != "alone"),
             )
         )
         documents = await stack.enter_async_context(

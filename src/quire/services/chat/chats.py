@@ -98,7 +98,7 @@ class ChatService:
     ) -> None:
         self._db = db
         self._fanout = fanout or Alone()
-        self._shared_locks = AdvisoryLocks(db) if self._fanout.state != "alone" else None
+        self._shared_locks = AdvisoryLocks(db, shared=self._fanout.state != "alone")
         self._multi = multi
         self._bus = bus
         self._documents = documents
@@ -620,12 +620,8 @@ class ChatService:
         lock = self._locks.get(target.key)
         if lock is None:
             lock = self._locks[target.key] = anyio.Lock()
-        async with lock:
-            if self._shared_locks is None:
-                yield
-            else:
-                async with self._shared_locks.held(f"chat:{target.key}"):
-                    yield
+        async with lock, self._shared_locks.held(f"chat:{target.key}"):
+            yield
 
     def _wake(self, chat: str) -> None:
         """Wake the waits on ``chat`` in every replica."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -30,6 +31,7 @@ from quire.core.history import (
     how_to_finish,
     rename_message,
 )
+from quire.db.advisory_locks import AdvisoryLocks
 from quire.services.history.authors import author_of
 from quire.services.history.journal import Journal, Owed
 from quire.vault.commits import Change, CommitRequest, Held, Repository
@@ -90,7 +92,9 @@ class HistoryRecorder:
         clock: Callable[[], int],
         monotonic: Callable[[], float] = anyio.current_time,
         hold_recheck_s: float = HOLD_RECHECK_S,
+        shared_locks: AdvisoryLocks | None = None,
     ) -> None:
+        self._shared_locks = shared_locks
         self._queues: dict[Path, _Queue] = {}
         by_root: dict[Path, _Queue] = {}
         for workspace, repository in repositories.items():
@@ -345,11 +349,17 @@ class HistoryRecorder:
                 queue.busy = False
                 self._settled.set()
 
+    async def _committed(self, repository: Repository, request: CommitRequest) -> str | Held | None:
+        """``repository.commit(request)``, in turn with the other replicas' commits to it."""
+        locks = self._shared_locks
+        async with nullcontext() if locks is None else locks.held(f"history:{repository.root}"):
+            return await anyio.to_thread.run_sync(repository.commit, request)
+
     async def _commit(self, queue: _Queue, job: _Job) -> None:
         request = CommitRequest(tuple(job.changes), job.author, job.message, job.when_s)
         try:
             await anyio.to_thread.run_sync(self._journal.sync)
-            made = await anyio.to_thread.run_sync(queue.repository.commit, request)
+            made = await self._committed(queue.repository, request)
         except Exception as exc:
             job.tries += 1
             if job.tries < RETRIES:
