@@ -13,6 +13,7 @@ from bench import (
     history,
     markdown,
     mcp,
+    replicas,
     search,
     server,
     teams,
@@ -32,6 +33,7 @@ SUITES = {
     "history": history.run,
     "approvals": approvals.run,
     "teams": teams.run,
+    "replicas": replicas.run,
 }
 
 

@@ -43,12 +43,16 @@ _RUNNING = re.compile(r"^Quire is running at (http://\S+?)/login$")
 _STEERING = ("QUIRE_HOST", "QUIRE_PORT", "QUIRE_DB", "DISPLAY", "WAYLAND_DISPLAY", "BROWSER")
 
 
+class MissingProgram(RuntimeError):
+    """A program the replica harness needs is not installed (the message names its package)."""
+
+
 class RedisServer:
     """A throwaway redis-server on a Unix socket, to stop and start again mid-test."""
 
     def __init__(self, folder: Path) -> None:
         if shutil.which("redis-server") is None:
-            pytest.skip(REDIS_SKIP)
+            raise MissingProgram(REDIS_SKIP)
         folder.mkdir(parents=True, exist_ok=True)
         self._folder = folder
         self.socket = folder / "redis.sock"
@@ -197,30 +201,45 @@ async def browser_session(base_url: str, username: str) -> AsyncIterator[httpx.A
 
 @asynccontextmanager
 async def replica_cluster(
-    tmp_path: Path, *, count: int, git: bool = False
+    tmp_path: Path, *, count: int, git: bool = False, db_url: str | None = None
 ) -> AsyncIterator[Cluster]:
-    """``count`` replicas on a fresh PostgreSQL database, a fresh Redis and one workspace (a
-    git repository with ``git``, so the replicas keep its history)."""
-    workspace = tmp_path / "team"
+    """``count`` replicas on a fresh PostgreSQL database (``db_url``, else one made on the
+    test PostgreSQL), a fresh Redis and one workspace (a git repository with ``git``, so the
+    replicas keep its history). Skips the test when Redis is not installed."""
+    try:
+        redis = RedisServer(tmp_path / "redis")
+    except MissingProgram as missing:
+        pytest.skip(str(missing))
+    async with AsyncExitStack() as stack:
+        if db_url is None:
+            db_url = await stack.enter_async_context(postgres_database())
+        async with running_cluster(tmp_path, redis, db_url, count=count, git=git) as cluster:
+            yield cluster
+
+
+@asynccontextmanager
+async def running_cluster(
+    folder: Path, redis: RedisServer, db_url: str, *, count: int, git: bool = False
+) -> AsyncIterator[Cluster]:
+    """``count`` replicas over ``redis`` (started here) and the empty database ``db_url``."""
+    workspace = folder / "team"
     workspace.mkdir()
     (workspace / "plan.md").write_text("# Plan\n\nShip it.\n", encoding="utf-8")
     if git:
-        subprocess.run(["git", "init", "-q", str(workspace)], check=True)
-    redis = RedisServer(tmp_path / "redis")
+        await anyio.run_process(["git", "init", "-q", str(workspace)])
     env = {key: value for key, value in os.environ.items() if key not in _STEERING}
-    env.update({"HOME": str(tmp_path), "QUIRE_HOME": str(tmp_path / "state-admin")})
-    async with postgres_database() as db_url:
-        await redis.start()
+    env.update({"HOME": str(folder), "QUIRE_HOME": str(folder / "state-admin")})
+    await redis.start()
+    try:
         with _free_port() as public_port:
             pass
-        cluster = Cluster(workspace.resolve(), db_url, redis, env, tmp_path, public_port)
-        try:
-            async with cluster._stack:
-                for index in range(count):
-                    await cluster.start_replica(f"r{index + 1}")
-                yield cluster
-        finally:
-            await redis.stop()
+        cluster = Cluster(workspace.resolve(), db_url, redis, env, folder, public_port)
+        async with cluster._stack:
+            for index in range(count):
+                await cluster.start_replica(f"r{index + 1}")
+            yield cluster
+    finally:
+        await redis.stop()
 
 
 class _free_port:

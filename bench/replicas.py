@@ -1,0 +1,203 @@
+"""Replicas: what a second and third ``quire serve`` on one PostgreSQL and one Redis cost and
+bring, beside one replica, in one run.
+
+Three real replicas (``tests.support.replicas``) on a throwaway PostgreSQL (QUIRE_TEST_POSTGRES_URL,
+or one started with scripts/postgres-test-server) and a throwaway Redis.
+
+- **Wake-up.** A reader waits on a chat (``POST /api/chats/wait``) on replica 1; a post lands
+  through replica 1 (the baseline) or through replica 2 (across, by Redis). The time from
+  sending the post to the wait's answer, alternating the two. Target (issue 21): across within
+  2x of the same replica (p50).
+- **Throughput.** 40 posters, each on a chat of its own (posts to one chat take turns
+  everywhere), for a fixed time, spread over one, two and three replicas. Target: two
+  replicas at least 1.6x one. The machine's cores bound it: every replica, PostgreSQL and the
+  posters share them, so the figure says what this machine gives, not what more machines do.
+
+Live editing across replicas is not measured: a live document is not yet shared between
+replicas (see docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import httpx
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bench.timing import percentile, print_table, progress
+from quire.settings.database import database_url
+from tests.support.replicas import Cluster, MissingProgram, RedisServer, Replica, running_cluster
+
+WAKE_UPS = 60
+WARM_UP = 5
+POSTERS = 40
+THROUGHPUT_S = 8.0
+WAKE_TARGET = 2.0
+THROUGHPUT_TARGET = 1.6
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run() -> None:
+    """Measure and print the replicas' tables (or say what is missing to run them)."""
+    try:
+        anyio.run(_run)
+    except MissingProgram as missing:
+        print(f"\n### Replicas\n\nNot measured: {missing}")
+
+
+async def _run() -> None:
+    with tempfile.TemporaryDirectory(prefix="quire-bench-replicas-") as folder:
+        root = Path(folder)
+        redis = RedisServer(root / "redis")
+        async with _postgres(root) as db_url:
+            progress("replicas: starting three replicas")
+            async with running_cluster(root, redis, db_url, count=3) as cluster:
+                token = await cluster.account("bench")
+                same, across = await _wake_ups(cluster, token)
+                rates = [await _throughput(cluster, token, count) for count in (1, 2, 3)]
+    _print(same, across, rates)
+
+
+async def _wake_ups(cluster: Cluster, token: str) -> tuple[list[float], list[float]]:
+    first, second = cluster.replicas[0], cluster.replicas[1]
+    chat = str(cluster.workspace / "wake.md")
+    same: list[float] = []
+    across: list[float] = []
+    async with first.client(token) as reader, second.client(token) as other:
+        assert (await reader.post("/api/chats", json={"path": chat})).status_code == 200
+        after = 0
+        progress(f"replicas: {WAKE_UPS} wake-ups on one replica and across two")
+        for round_ in range(WARM_UP + WAKE_UPS):
+            for poster, samples in ((reader, same), (other, across)):
+                elapsed, after = await _wake_up(reader, poster, chat, after)
+                if round_ >= WARM_UP:
+                    samples.append(elapsed)
+    return same, across
+
+
+async def _wake_up(
+    reader: httpx.AsyncClient, poster: httpx.AsyncClient, chat: str, after: int
+) -> tuple[float, int]:
+    answered = anyio.Event()
+    result: dict[str, float | int] = {}
+
+    async def wait() -> None:
+        body = {"path": chat, "as": "reader", "after": after, "timeoutMs": 30_000}
+        answer = await reader.post("/api/chats/wait", json=body)
+        result["at"] = time.perf_counter()
+        result["next"] = answer.json()["next"]
+        answered.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(wait)
+        await anyio.sleep(0.05)  # the wait is held
+        sent = time.perf_counter()
+        body = {"path": chat, "as": "writer", "body": "tick"}
+        assert (await poster.post("/api/chats/post", json=body)).status_code == 200
+        await answered.wait()
+    return float(result["at"]) - sent, int(result["next"])
+
+
+async def _throughput(cluster: Cluster, token: str, count: int) -> float:
+    """Posts per second of ``POSTERS`` posters spread over the first ``count`` replicas."""
+    progress(f"replicas: {THROUGHPUT_S:.0f} s of posts through {count} replica(s)")
+    replicas = cluster.replicas[:count]
+    chats = [str(cluster.workspace / f"load-{count}-{number}.md") for number in range(POSTERS)]
+    async with replicas[0].client(token) as client:
+        for chat in chats:
+            assert (await client.post("/api/chats", json={"path": chat})).status_code == 200
+    posted = 0
+    ends = time.perf_counter() + THROUGHPUT_S
+
+    async def poster(replica: Replica, chat: str) -> None:
+        nonlocal posted
+        async with replica.client(token) as client:
+            while time.perf_counter() < ends:
+                body = {"path": chat, "as": "load", "body": "a line of load"}
+                answer = await client.post("/api/chats/post", json=body)
+                assert answer.status_code == 200, answer.text
+                posted += 1
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for number, chat in enumerate(chats):
+            group.start_soon(poster, replicas[number % count], chat)
+    return posted / (time.perf_counter() - started)
+
+
+def _print(same: list[float], across: list[float], rates: list[float]) -> None:
+    same_p50, across_p50 = percentile(same, 0.5), percentile(across, 0.5)
+    ratio = across_p50 / same_p50
+    print_table(
+        "Replicas: a post wakes a waiting reader",
+        ["path", "p50 ms", "p90 ms", "ratio", "target", "met"],
+        [
+            ["post on the reader's replica", f"{same_p50 * 1e3:.2f}",
+             f"{percentile(same, 0.9) * 1e3:.2f}", "1.00x", "baseline", ""],
+            ["post on another replica (Redis)", f"{across_p50 * 1e3:.2f}",
+             f"{percentile(across, 0.9) * 1e3:.2f}", f"{ratio:.2f}x", f"≤ {WAKE_TARGET:.1f}x",
+             "yes" if ratio <= WAKE_TARGET else "no"],
+        ],
+    )  # fmt: skip
+    one = rates[0]
+    rows = []
+    for count, rate in enumerate(rates, start=1):
+        scale = rate / one
+        target = f"≥ {THROUGHPUT_TARGET:.1f}x" if count == 2 else ""
+        met = ("yes" if scale >= THROUGHPUT_TARGET else "no") if count == 2 else ""
+        rows.append([str(count), f"{rate:.0f}", f"{scale:.2f}x", target, met])
+    print_table(
+        f"Replicas: chat posts per second, {POSTERS} posters on chats of their own "
+        f"({os.cpu_count()} cores shared by every process)",
+        ["replicas", "posts/s", "vs one", "target", "met"],
+        rows,
+    )
+
+
+@asynccontextmanager
+async def _postgres(root: Path) -> AsyncIterator[str]:
+    """An empty database on the test PostgreSQL (QUIRE_TEST_POSTGRES_URL), or on a throwaway
+    cluster started for the run."""
+    given = os.environ.get("QUIRE_TEST_POSTGRES_URL", "").strip()
+    # Its own folder under the temporary root: as root, the script hands it to the postgres
+    # account, which cannot enter the run's private folder.
+    cluster = Path(tempfile.mkdtemp(prefix="quire-bench-postgres-"))
+    if given:
+        server = given
+    else:
+        progress("replicas: starting a throwaway PostgreSQL")
+        started = await anyio.run_process(
+            [str(ROOT / "scripts" / "postgres-test-server"), "start", str(cluster)], check=False
+        )
+        if started.returncode != 0:
+            raise MissingProgram(started.stderr.decode(errors="replace").strip())
+        server = started.stdout.decode().strip()
+    try:
+        engine = create_async_engine(database_url(server, root), isolation_level="AUTOCOMMIT")
+        try:
+            async with engine.connect() as connection:
+                await connection.execute(text('CREATE DATABASE "quire_bench_replicas"'))
+            url = engine.url.set(database="quire_bench_replicas")
+            yield url.render_as_string(hide_password=False)
+            async with engine.connect() as connection:
+                await connection.execute(
+                    text('DROP DATABASE IF EXISTS "quire_bench_replicas" WITH (FORCE)')
+                )
+        finally:
+            await engine.dispose()
+    finally:
+        if not given:
+            with anyio.CancelScope(shield=True):
+                await anyio.run_process(
+                    [str(ROOT / "scripts" / "postgres-test-server"), "stop", str(cluster)],
+                    check=False,
+                )
+            shutil.rmtree(cluster, ignore_errors=True)
