@@ -96,3 +96,39 @@ async def test_disabling_an_account_closes_what_it_holds_on_every_replica(
             assert at - disabled <= CLOSE_WITHIN_S, (name, at - disabled)
         for client in (one, two):
             assert (await client.get("/api/workspaces")).status_code == 401
+
+
+async def test_a_window_read_on_one_replica_shows_what_another_changed(cluster: Cluster) -> None:
+    token = await cluster.account("alice")
+    first, second = cluster.replicas
+    plan = str(cluster.workspace / "plan.md")
+    async with first.client(token) as one, second.client(token) as two:
+        assert (await one.get("/api/window")).json()["tabs"] == []  # now cached on replica 1
+        opened = await two.post("/api/documents/open", json={"path": plan})
+        assert opened.status_code == 200, opened.text
+        with anyio.fail_after(2):
+            while not (await one.get("/api/window")).json()["tabs"]:  # noqa: ASYNC110 - another process
+                await anyio.sleep(0.01)
+        window = (await one.get("/api/window")).json()
+        assert [tab["path"] for tab in window["tabs"]] == [plan]
+
+
+async def test_window_changes_through_two_replicas_at_once_lose_none(cluster: Cluster) -> None:
+    token = await cluster.account("alice")
+    notes = [cluster.workspace / f"note-{number}.md" for number in range(30)]
+    for note in notes:
+        note.write_text(f"# {note.stem}\n", encoding="utf-8")
+
+    async def open_all(replica_index: int) -> None:
+        async with cluster.replicas[replica_index].client(token) as client:
+            for note in notes[replica_index::2]:
+                opened = await client.post("/api/documents/open", json={"path": str(note)})
+                assert opened.status_code == 200, opened.text
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(open_all, 0)
+        group.start_soon(open_all, 1)
+    for replica in cluster.replicas:
+        async with replica.client(token) as client:
+            window = (await client.get("/api/window")).json()
+        assert sorted(tab["path"] for tab in window["tabs"]) == sorted(map(str, notes))

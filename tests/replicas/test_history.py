@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import anyio
@@ -33,12 +32,10 @@ async def test_notes_created_through_two_replicas_are_each_committed_once(
                 group.start_soon(_create, cluster, replica, token)
         workspace = cluster.workspace
     # The replicas have stopped: every commit owed is made.
-    log = subprocess.run(
-        ["git", "-C", str(workspace), "log", "--name-only", "--format=%x00"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    done = await anyio.run_process(
+        ["git", "-C", str(workspace), "log", "--name-only", "--format=%x00"]
+    )
+    log = done.stdout.decode()
     committed = [line for line in log.splitlines() if line.endswith(".md")]
     expected = [f"{name}-{number}.md" for name in ("r1", "r2") for number in range(NOTES)]
     assert sorted(committed) == sorted(expected)

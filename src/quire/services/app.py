@@ -132,7 +132,7 @@ async def open_services(
         documents.on_written(
             lambda path, author, text: recorder.saved(path, author, text.encode("utf-8"))
         )
-        windows = Windows(database, bus, documents, workspaces, clock=clock)
+        windows = Windows(database, bus, documents, workspaces, clock=clock, fanout=fanout)
         reviews = await stack.enter_async_context(
             Reviews(database, bus, windows, documents, clock=clock, fanout=fanout)
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,8 +30,11 @@ from quire.core.views import (
     whole_number,
 )
 from quire.db import windows as store
+from quire.db.advisory_locks import AdvisoryLocks
 from quire.fs.documents import find_file
 from quire.services.document_access import readable, require_readable
+from quire.services.replicas.fanout import Alone, Fanout, Wakeups
+from quire.services.replicas.turns import Turns
 from quire.services.users.access import current_access
 
 if TYPE_CHECKING:
@@ -39,6 +43,8 @@ if TYPE_CHECKING:
     from quire.services.live.documents import LiveDocuments
     from quire.vault.workspaces import Workspaces
 
+TOPIC = "windows"
+"""The replicas' topic of changed windows: the user's name (their cached state is stale)."""
 RECENTS_KEPT = RECENT_LIMIT[1]
 MAX_LINE = 4_294_967_295
 _DOC_ID = re.compile(f"[0-9a-f]{{{DOC_ID_LENGTH}}}")
@@ -108,18 +114,22 @@ class Windows:
         workspaces: Workspaces,
         *,
         clock: Callable[[], int],
+        fanout: Fanout | None = None,
     ) -> None:
         self._db = db
         self._bus = bus
         self._documents = documents
         self._workspaces = workspaces
         self._clock = clock
-        self._locks: dict[str, anyio.Lock] = {}
-        # Every change to a window goes through this class, so its state is cached in memory
-        # and forgotten on each change; the version stops a read that started before a change
-        # from caching what it read.
+        self._fanout = fanout or Alone()
+        self._turns = Turns("window", AdvisoryLocks(db, shared=self._fanout.state != "alone"))
+        # Every change to a window goes through this class (in some replica), so its state is
+        # cached in memory and forgotten on each change, here and, through the fanout, in the
+        # other replicas; the version stops a read that started before a change from caching
+        # what it read.
         self._states: dict[str, WindowState] = {}
         self._versions: dict[str, int] = {}
+        self._fanout.listen(TOPIC, Wakeups(self._forget_here, self._forget_everyone))
 
     async def open(
         self,
@@ -330,8 +340,16 @@ class Windows:
         return state
 
     def _forget(self, user: str) -> None:
+        self._forget_here(user)
+        self._fanout.send(TOPIC, user)
+
+    def _forget_here(self, user: str) -> None:
         self._versions[user] = self._versions.get(user, 0) + 1
         self._states.pop(user, None)
+
+    def _forget_everyone(self) -> None:
+        for user in list(self._states):
+            self._forget_here(user)
 
     async def recent(self, user: str, limit: int = RECENT_LIMIT[2]) -> list[Recent]:
         """The user's recently opened documents, newest first; ``limit`` is 1 to 200. Those
@@ -391,11 +409,9 @@ class Windows:
         self._bus.publish(user, WindowEvent(data=window_answer(await self._stored(user))))
         return await self.state(user)
 
-    def _lock(self, user: str) -> anyio.Lock:
-        lock = self._locks.get(user)
-        if lock is None:
-            lock = self._locks[user] = anyio.Lock()
-        return lock
+    def _lock(self, user: str) -> AbstractAsyncContextManager[None]:
+        """The user's window's turn to change, in this server and across its replicas."""
+        return self._turns.turn(user)
 
 
 def window_answer(state: WindowState) -> Window:

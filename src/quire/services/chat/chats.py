@@ -6,8 +6,8 @@ waiters; the format, writes, waits, presence, positions and pictures have their 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -66,6 +66,7 @@ from quire.services.events import EventBus
 from quire.services.history.recorder import HistoryRecorder
 from quire.services.live.documents import LiveDocuments
 from quire.services.replicas.fanout import Alone, Fanout, Wakeups
+from quire.services.replicas.turns import Turns
 from quire.services.users.access import Access, GrantedAccess, current_access, not_found
 from quire.vault.watch import FileChange, FolderWatcher
 from quire.vault.workspaces import Workspaces
@@ -98,7 +99,7 @@ class ChatService:
     ) -> None:
         self._db = db
         self._fanout = fanout or Alone()
-        self._shared_locks = AdvisoryLocks(db, shared=self._fanout.state != "alone")
+        self._turns = Turns("chat", AdvisoryLocks(db, shared=self._fanout.state != "alone"))
         self._multi = multi
         self._bus = bus
         self._documents = documents
@@ -124,7 +125,6 @@ class ChatService:
         """The agent sessions, for the keepalive hook's lookups."""
         self.privacy = ChatPrivacy(db, clock, bus.access_changed)
         """The private chats and their members (multi mode)."""
-        self._locks: dict[str, anyio.Lock] = {}
         self._watcher: FolderWatcher | None = None
         self._watched: set[Path] = set()
         self._exit_stack: AsyncExitStack | None = None
@@ -613,15 +613,10 @@ class ChatService:
     def _workspace(self, path: Path) -> Path:
         return workspace_folder(self._workspaces, path)
 
-    @asynccontextmanager
-    async def _turn(self, target: ChatPath) -> AsyncIterator[None]:
-        """The chat's turn to be written: its lock in this server, and with several replicas
-        the database's lock of the chat too, so posts through any replica take turns."""
-        lock = self._locks.get(target.key)
-        if lock is None:
-            lock = self._locks[target.key] = anyio.Lock()
-        async with lock, self._shared_locks.held(f"chat:{target.key}"):
-            yield
+    def _turn(self, target: ChatPath) -> AbstractAsyncContextManager[None]:
+        """The chat's turn to be written, in this server and across its replicas (so posts
+        through any replica take turns)."""
+        return self._turns.turn(target.key)
 
     def _wake(self, chat: str) -> None:
         """Wake the waits on ``chat`` in every replica."""
