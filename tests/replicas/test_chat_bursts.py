@@ -168,7 +168,8 @@ async def test_redis_stopped_and_started_in_the_middle_of_a_burst_loses_nothing(
         await _until(lambda: _says(second, "connected"))
 
     async def _says(replica: Replica, state: str) -> bool:
-        return (await _health(replica))["fanout"] == state
+        said: str = (await _health(replica))["fanout"]
+        return said == state
 
     with anyio.fail_after(300):
         async with anyio.create_task_group() as group:

@@ -170,3 +170,31 @@ async def test_the_load_balancer_passes_the_public_address_and_websockets(
             # The session cookie made through one replica signs in on the other too.
             for _ in range(4):
                 assert (await browser.get("/api/window")).status_code == 200
+
+
+async def test_a_verdict_acknowledged_by_a_replica_killed_at_once_still_wakes_the_waiter(
+    cluster: Cluster,
+) -> None:
+    token = await cluster.account("alice")
+    first, second = cluster.replicas
+    async with first.client(token) as one, second.client(token) as two:
+        asked = await one.post("/api/reviews", json={"path": str(cluster.workspace / "plan.md")})
+        review_id = asked.json()["reviewId"]
+        waited: dict[str, Any] = {}
+
+        async def wait() -> None:
+            answer = await one.get(f"/api/reviews/{review_id}/wait", params={"wait_ms": 60_000})
+            waited["answer"] = answer
+            waited["at"] = time.monotonic()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(wait)
+            await anyio.sleep(0.5)
+            decided = await two.post(
+                f"/api/reviews/{review_id}/decision", json={"verdict": "changes_requested"}
+            )
+            assert decided.status_code == 200, decided.text
+            cluster.kill(second)  # the moment the decision is acknowledged
+            killed_at = time.monotonic()
+        assert waited["answer"].json()["verdict"] == "changes_requested"
+        assert waited["at"] - killed_at < PUSHED_WITHIN_S

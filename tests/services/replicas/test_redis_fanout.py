@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from quire.services.replicas.fanout import POLL_S
+from quire.services.replicas.fanout import FLUSH_S, POLL_S
 from quire.services.replicas.redis_fanout import RedisFanout, redis_fanout
 from tests.support.replicas import RedisServer
 
@@ -109,3 +109,19 @@ async def test_a_replica_started_while_redis_is_away_polls_until_it_answers(
             await heard.until(lambda: heard.gaps[-1] is True)
         finally:
             await redis.stop()
+
+
+async def test_flush_returns_once_what_was_sent_has_gone_out(redis: RedisServer) -> None:
+    async with redis_fanout(redis.url, "a") as one, redis_fanout(redis.url, "b") as two:
+        heard = Recorder()
+        two.listen("chat-posts", heard)
+        for number in range(50):
+            one.send("chat-posts", str(number))
+        await one.flush()
+        assert one._sent_total == 50
+        await heard.until(lambda: len(heard.heard) == 50)
+        await redis.stop()
+        await heard.until(lambda: two.state == "polling")
+        with anyio.fail_after(FLUSH_S * 3):
+            one.send("chat-posts", "while away")
+            await one.flush()  # bounded: Redis is away

@@ -222,6 +222,7 @@ class Approvals:
             if not written:
                 raise ApprovalRefused(_ended_message(decided))
         await self._announce(decided)
+        await self._fanout.flush()  # a hook waiting on another replica hears of it first
         return decided
 
     async def done(

@@ -385,6 +385,7 @@ class ChatService:
         data = ChatData(path=target.key, number=state.count, author=author)
         self._bus.publish_all(ChatEvent(data=data))
         self._announce(user, target.key, self._presence.posted(target.key, name))
+        await self._fanout.flush()  # the other replicas' waiters hear of it before the ack
         return Posted(kind="message", number=state.count)
 
     async def wait(

@@ -56,6 +56,15 @@ class Fanout(Protocol):
     def listen(self, topic: str, listener: Listener) -> None:
         """Hand ``listener`` what the other replicas send on ``topic`` (one per topic)."""
 
+    async def flush(self) -> None:
+        """Return once every signal sent so far has gone out (at once while the broker is
+        away, and after ``FLUSH_S`` at most): call it before acknowledging a write that others
+        wait on, so a replica that dies just after still told them."""
+
+
+FLUSH_S = 0.5
+"""The longest ``flush`` waits for the broker."""
+
 
 class Alone:
     """The fanout of a server that is the only replica: nobody to tell, nothing to hear."""
@@ -75,6 +84,9 @@ class Alone:
         pass
 
     def listen(self, topic: str, listener: Listener) -> None:
+        pass
+
+    async def flush(self) -> None:
         pass
 
 

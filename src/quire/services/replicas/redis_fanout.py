@@ -19,6 +19,7 @@ import anyio
 
 from quire.core.errors import InvalidArgument
 from quire.services.replicas.fanout import (
+    FLUSH_S,
     POLL_S,
     FanoutState,
     Listener,
@@ -56,6 +57,9 @@ class RedisFanout:
         self._subscribed = anyio.Event()
         self._had_gap = False
         """Whether signals may have been lost since the last time Redis answered."""
+        self._queued_total = 0
+        self._sent_total = 0
+        self._went_out = anyio.Event()
 
     @property
     def replica(self) -> str:
@@ -69,7 +73,14 @@ class RedisFanout:
         if len(self._queue) == MAX_QUEUED:
             logger.warning("Dropped a signal to the other replicas: %d are waiting", MAX_QUEUED)
         self._queue.append(Signal(self.replica, topic, data).encode())
+        self._queued_total += 1
         self._queued.set()
+
+    async def flush(self) -> None:
+        wanted = self._queued_total
+        with anyio.move_on_after(FLUSH_S):
+            while self._sent_total < wanted and self._state == "connected":
+                await self._went_out.wait()
 
     def listen(self, topic: str, listener: Listener) -> None:
         self._topics.add(topic, listener)
@@ -118,6 +129,9 @@ class RedisFanout:
                 for _ in batch:
                     if self._queue:
                         self._queue.popleft()
+                self._sent_total += len(batch)
+                self._went_out.set()
+                self._went_out = anyio.Event()
 
     async def _receive(self, pubsub: Any) -> None:
         while True:

@@ -285,7 +285,9 @@ class Reviews:
                 review = await self._load(user, review_id)
         self._announce(decided)
         # The agents waiting on this verdict answer before the person's click is acknowledged:
-        # they are the ones blocked on it, and each is only a turn of the event loop away.
+        # they are the ones blocked on it, and each is only a turn of the event loop (or, on
+        # another replica, a signal) away.
+        await self._fanout.flush()
         await self._waiters.taken(review_id)
         return decided
 
