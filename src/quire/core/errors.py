@@ -16,8 +16,10 @@ server answered from its name, and ``with_message`` copies one with a new messag
     ├── EditRefused          a find/replace could not be applied (not found, not unique, …)
     ├── DocumentInvalid      a file's content is not what the operation needs (a broken canvas)
     ├── StorageFailed        a read or write failed at the operating system (EACCES, EIO…)
-    │   └── StorageFull        no space left (disk full, quota) for the file or the database;
-    │                          the message says what was applied and what was not
+    │   ├── StorageFull        no space left (disk full, quota) for the file or the database;
+    │   │                      the message says what was applied and what was not
+    │   └── DatabaseUnavailable  the database does not answer (down, unreachable, refusing
+    │                          connections); nothing was written
     ├── NotOpen              no document (or no tab of that document) is open in the window
     ├── ReviewNotFound       a review id names no review the caller can see
     ├── ReviewRefused        a review cannot take that action now (it was already decided)
@@ -142,6 +144,11 @@ class StorageFull(StorageFailed):
     Its message says exactly what was applied: a change is applied only once it is durable, so
     "not applied" means a retry cannot apply it twice.
     """
+
+
+class DatabaseUnavailable(StorageFailed):
+    """The database does not answer (its server is down or refuses connections): the request
+    failed before anything was written; a retry once it answers may work."""
 
 
 class NotOpen(QuireError):

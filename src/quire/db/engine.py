@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from quire.core.errors import InvalidArgument, StorageFailed, StorageFull
+from quire.core.errors import DatabaseUnavailable, InvalidArgument, StorageFailed, StorageFull
 
 BUSY_TIMEOUT_MS = 5000
 CONNECT_TIMEOUT_S = 10
@@ -185,10 +185,19 @@ def _create_engine(url: URL) -> AsyncEngine:
 
 def _no_space_is_storage_full(context: ExceptionContext) -> None:
     """Raise StorageFull in place of a driver's "disk full" error (any statement or commit),
-    so every caller learns the change was rolled back, not applied."""
+    so every caller learns the change was rolled back, not applied; and DatabaseUnavailable in
+    place of a failure to reach the database (a connection refused, lost or shut out)."""
     reason = no_space_reason(context.original_exception)
     if reason is not None:
         raise StorageFull(NOT_STORED.format(reason=reason))
+    if context.is_disconnect or context.connection is None:
+        cause = context.original_exception
+        detail = (str(cause).splitlines() or [type(cause).__name__])[0]
+        raise DatabaseUnavailable(
+            f"The database does not answer ({detail}), so nothing was done or written. Try "
+            "again in a moment; if it lasts, check that the database server runs and that "
+            "the server's --db URL reaches it."
+        )
 
 
 def no_space_reason(error: BaseException) -> str | None:

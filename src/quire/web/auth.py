@@ -18,13 +18,20 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlencode, urlsplit
 
 from starlette.datastructures import Headers, QueryParams
-from starlette.responses import RedirectResponse
+from starlette.responses import JSONResponse, RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from quire.core.errors import QuireError
 from quire.services.users.access import EVERYTHING, Access, acting_as
 from quire.services.users.team import Team
 from quire.web.context import BROWSER_SCOPE_KEY, USER_SCOPE_KEY
-from quire.web.errors import error_response
+from quire.web.errors import (
+    WEBSOCKET_ERROR_CODE,
+    close_reason,
+    error_response,
+    quire_error_body,
+    status_of,
+)
 from quire.web.pages import sign_in_needed_page
 
 if TYPE_CHECKING:
@@ -255,7 +262,11 @@ class AuthMiddleware:
         if scope["type"] == "http" and _is_login(scope, self.sign_in_page):
             await self.app(scope, receive, send)
             return
-        signed = await self.method.sign_in(Headers(scope=scope))
+        try:
+            signed = await self.method.sign_in(Headers(scope=scope))
+        except QuireError as error:  # the sign-in could not be checked (the database is away)
+            await self.failed(error, scope, receive, send)
+            return
         if signed is not None:
             scope[USER_SCOPE_KEY] = signed.user
             scope[BROWSER_SCOPE_KEY] = signed.by_browser
@@ -269,6 +280,15 @@ class AuthMiddleware:
                     await self.connections.run(signed, self.app, scope, receive, send)
             return
         await self.refuse(scope, receive, send)
+
+    async def failed(self, error: QuireError, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer a request whose sign-in could not be checked with ``error``."""
+        if scope["type"] == "websocket":
+            reason = close_reason(error.message)
+            await close_websocket(receive, send, WEBSOCKET_ERROR_CODE, reason, accept=True)
+            return
+        body = quire_error_body(error)
+        await JSONResponse(body, status_code=status_of(error))(scope, receive, send)
 
     async def refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a request that did not sign in."""

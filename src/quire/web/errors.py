@@ -31,6 +31,7 @@ STATUS: Final[dict[type[errors.QuireError], int]] = {
     errors.DocumentInvalid: 400,
     errors.StorageFailed: 500,
     errors.StorageFull: 507,
+    errors.DatabaseUnavailable: 503,
     errors.NotOpen: 409,
     errors.ReviewNotFound: 404,
     errors.ReviewRefused: 409,
@@ -121,7 +122,7 @@ async def quire_error_handler(connection: HTTPConnection, error: Exception) -> R
     """Starlette handler for QuireError, over HTTP and over a WebSocket."""
     assert isinstance(error, errors.QuireError)
     if isinstance(connection, WebSocket):
-        await connection.close(WEBSOCKET_ERROR_CODE, _reason(error.message))
+        await connection.close(WEBSOCKET_ERROR_CODE, close_reason(error.message))
         return None
     return JSONResponse(quire_error_body(error), status_code=status_of(error))
 
@@ -154,7 +155,7 @@ async def internal_error_handler(request: Request, error: Exception) -> Response
     return error_response(500, "InternalError", INTERNAL_MESSAGE)
 
 
-def _reason(message: str) -> str:
+def close_reason(message: str) -> str:
     """A WebSocket close reason may hold at most 123 bytes of UTF-8."""
     encoded = message.encode("utf-8")
     if len(encoded) <= 123:
