@@ -118,6 +118,9 @@ async def open_database(url: str, *, migrate: bool = True) -> Database:
     except (SQLAlchemyError, OSError) as err:
         await engine.dispose()
         raise _unreachable(parsed, err) from None
+    except DatabaseUnavailable as err:
+        await engine.dispose()
+        raise _unreachable(parsed, err.__cause__ or err) from None
     return Database(engine)
 
 
@@ -190,14 +193,15 @@ def _no_space_is_storage_full(context: ExceptionContext) -> None:
     reason = no_space_reason(context.original_exception)
     if reason is not None:
         raise StorageFull(NOT_STORED.format(reason=reason))
-    if context.is_disconnect or context.connection is None:
+    lost = context.is_disconnect or context.connection is None
+    if lost and context.dialect is not None and context.dialect.name == "postgresql":
         cause = context.original_exception
         detail = (str(cause).splitlines() or [type(cause).__name__])[0]
         raise DatabaseUnavailable(
             f"The database does not answer ({detail}), so nothing was done or written. Try "
             "again in a moment; if it lasts, check that the database server runs and that "
             "the server's --db URL reaches it."
-        )
+        ) from cause
 
 
 def no_space_reason(error: BaseException) -> str | None:
