@@ -66,7 +66,7 @@ async def test_requests_fail_fast_while_the_database_is_away_and_work_once_it_is
             finally:
                 await _connections(cluster, allowed=True)
             with anyio.fail_after(15):
-                while (await client.get("/health")).status_code != 200:
+                while (await client.get("/health")).status_code != 200:  # noqa: ASYNC110 - another process
                     await anyio.sleep(0.1)
             body = {"path": str(chat), "as": "bot", "body": "back"}
             posted = await client.post("/api/chats/post", json=body)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from quire.api.chats import ContextUse, Presence
-from quire.services.chat.presence import CONTEXT_MS, STATUS_MS, ChatPresence
+from quire.services.chat.presence import CONTEXT_MS, REMOTE_KEPT_MS, STATUS_MS, ChatPresence
 from tests.support.world import FakeClock
 
 CHAT = "/ws/chat.md"
@@ -170,3 +172,48 @@ def test_presence_follows_a_chat_or_its_folder_moved() -> None:
     assert presence.snapshot("/ws/team/a.md") == []
     assert [item.status for item in presence.snapshot("/ws/done/a.md")] == ["busy"]
     assert [item.name for item in presence.snapshot("/ws/other.md")] == ["qa-2"]
+
+
+def test_another_replicas_entries_show_beside_ours_until_they_age_out() -> None:
+    now = [1_000]
+    ours = ChatPresence(lambda: now[0])
+    theirs = ChatPresence(lambda: now[0])
+    theirs.wait_started("/w/room.md", "Bot")
+    theirs.set_status("/w/room.md", "helper", "reading")
+    ours.set_status("/w/room.md", "bot", "mine")
+    ours.heard("web-2", "/w/room.md", theirs.shared("/w/room.md"))
+    shown = [(item.name, item.state, item.status) for item in ours.snapshot("/w/room.md")]
+    assert shown == [("bot", "waiting", "mine"), ("helper", "working", "reading")]
+    assert ours.chats() == ["/w/room.md"]
+    now[0] += REMOTE_KEPT_MS + 1
+    shown = [(item.name, item.state, item.status) for item in ours.snapshot("/w/room.md")]
+    assert shown == [("bot", "working", "mine")]
+
+
+def test_an_empty_list_from_a_replica_clears_its_entries() -> None:
+    ours = ChatPresence(lambda: 0)
+    theirs = ChatPresence(lambda: 0)
+    theirs.wait_started("/w/room.md", "bot")
+    ours.heard("web-2", "/w/room.md", theirs.shared("/w/room.md"))
+    assert [item.name for item in ours.snapshot("/w/room.md")] == ["bot"]
+    ours.heard("web-2", "/w/room.md", [])
+    assert ours.snapshot("/w/room.md") == []
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {},
+        {"name": 1, "waits": 0, "thinking": False, "status": None, "statusUntil": 0,
+         "context": None, "contextUntil": 0},
+        {"name": "a", "waits": True, "thinking": False, "status": None, "statusUntil": 0,
+         "context": None, "contextUntil": 0},
+        {"name": "a", "waits": 0, "thinking": False, "status": 3, "statusUntil": 0,
+         "context": None, "contextUntil": 0},
+        {"name": "a", "waits": 0, "thinking": False, "status": None, "statusUntil": 0,
+         "context": {"text": 1}, "contextUntil": 0},
+    ],
+)  # fmt: skip
+def test_what_is_not_an_entry_is_refused(entry: dict[str, object]) -> None:
+    with pytest.raises((ValueError, TypeError, KeyError)):
+        ChatPresence(lambda: 0).heard("web-2", "/w/room.md", [entry])

@@ -48,6 +48,7 @@ from quire.services.chat.paths import (
     workspace_folder,
 )
 from quire.services.chat.presence import ChatPresence
+from quire.services.chat.presence_sharing import PresenceSharing
 from quire.services.chat.privacy import (
     ChatPrivacy,
     attributed,
@@ -109,6 +110,7 @@ class ChatService:
         self._writer = ChatWriter(documents, self._index, history)
         self._finder = ChatFinder(workspaces)
         self._presence = ChatPresence(clock)
+        self._sharing = PresenceSharing(self._presence, self._fanout)
         self._cursors = ChatCursors(db, clock, self._fanout)
         self._waits = ChatWaits()
         self._fanout.listen(POSTS_TOPIC, Wakeups(self._waits.notify, self._waits.notify_all))
@@ -134,6 +136,10 @@ class ChatService:
             await stack.enter_async_context(self._cursors)
             self._watcher = await stack.enter_async_context(FolderWatcher(self._on_changes))
             stack.callback(self._waits.notify_all)
+            if self._sharing.is_shared:
+                group = await stack.enter_async_context(anyio.create_task_group())
+                stack.callback(group.cancel_scope.cancel)
+                group.start_soon(self._sharing.run)
             self._exit_stack = stack.pop_all()
         return self
 
@@ -626,6 +632,8 @@ class ChatService:
 
     def _announce(self, user: str, chat: str, changed: bool) -> None:
         if changed:
+            # The other replicas hold the new presence before their windows hear of it.
+            self._sharing.share(chat)
             self._bus.publish_all(ChatPresenceEvent(data=ChatNamed(path=chat)))
 
     async def _watch(self, folder: Path) -> None:
