@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,7 @@ from anyio.abc import Process
 
 from bench.timing import percentile, print_table, progress
 from bench.yjs_client import YjsBrowser, yjs_browser
+from tests.support.processes import first_line, stop_process
 
 START_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 30
@@ -89,38 +89,14 @@ async def quire_serve(
             cwd=state_dir.parent,
         )
         try:
-            line = await _first_line(process)
+            line = await first_line(process)
             match = _LOGIN_LINE.match(line)
             if match is None:
                 problem = await anyio.Path(log).read_text(encoding="utf-8", errors="replace")
                 raise RuntimeError(f"quire serve did not start ({line!r}):\n{problem}")
             yield RunningServer(process, match.group(1), match.group(2))
         finally:
-            await _end(process)
-
-
-async def _first_line(process: Process) -> str:
-    assert process.stdout is not None
-    buffer = b""
-    with anyio.fail_after(START_TIMEOUT_S):
-        while b"\n" not in buffer:
-            try:
-                buffer += await process.stdout.receive()
-            except anyio.EndOfStream:
-                break
-    return buffer.split(b"\n", 1)[0].decode(errors="replace")
-
-
-async def _end(process: Process) -> None:
-    if process.returncode is None:
-        process.send_signal(signal.SIGTERM)
-        with anyio.move_on_after(STOP_TIMEOUT_S, shield=True):
-            await process.wait()
-    if process.returncode is None:
-        process.kill()
-        with anyio.CancelScope(shield=True):
-            await process.wait()
-    await process.aclose()
+            await stop_process(process)
 
 
 # The measurements.

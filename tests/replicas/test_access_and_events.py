@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -19,18 +17,12 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.support.replicas import Cluster, replica_cluster
+from tests.support.replicas import Cluster
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 CLOSE_WITHIN_S = 2.5
 """Every replica reads the access-change counter each second; a check is a few queries."""
-
-
-@pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[Cluster]:
-    async with replica_cluster(tmp_path, count=2) as running:
-        yield running
 
 
 async def test_a_window_on_one_replica_hears_a_post_made_through_another(

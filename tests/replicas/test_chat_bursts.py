@@ -9,26 +9,19 @@ middle of it (every post it acknowledged is in the chat; its posters carry on th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 import httpx
 import pytest
 
-from tests.support.replicas import Cluster, Replica, replica_cluster
+from tests.support.replicas import Cluster, Replica
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 POSTERS = 40
 POSTS = 25
-
-
-@pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[Cluster]:
-    async with replica_cluster(tmp_path, count=2) as running:
-        yield running
 
 
 class Burst:

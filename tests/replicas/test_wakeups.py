@@ -9,26 +9,20 @@ fall back on without Redis. ``/health`` names each replica and says how signals 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import httpx
 import pytest
 
-from tests.support.replicas import Cluster, browser_session, load_balancer, replica_cluster
+from tests.support.replicas import Cluster, browser_session, load_balancer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 PUSHED_WITHIN_S = 0.5
 """A wake-up through Redis takes milliseconds; without it, a wait would look every second."""
-
-
-@pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[Cluster]:
-    async with replica_cluster(tmp_path, count=2) as running:
-        yield running
 
 
 async def test_health_names_each_replica_and_the_shared_parts(cluster: Cluster) -> None:
@@ -39,10 +33,31 @@ async def test_health_names_each_replica_and_the_shared_parts(cluster: Cluster) 
         assert (health["database"], health["fanout"]) == ("ok", "connected")
 
 
-async def _timed(call: Any) -> tuple[Any, float]:
-    started = time.monotonic()
-    answer = await call
-    return answer, time.monotonic() - started
+@dataclass
+class Woken:
+    """A wait held while something else happened: its answer, and how long after the answer
+    was acknowledged (``answered``'s return) the wait returned."""
+
+    answer: httpx.Response
+    after_s: float
+
+
+async def _woken(
+    wait: Callable[[], Awaitable[httpx.Response]], answered: Callable[[], Awaitable[None]]
+) -> Woken:
+    """Hold ``wait``, then (once it is surely held) run ``answered`` elsewhere."""
+    waited: dict[str, Any] = {}
+
+    async def hold() -> None:
+        waited["answer"] = await wait()
+        waited["at"] = time.monotonic()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(hold)
+        await anyio.sleep(0.5)  # the wait is held on its replica
+        await answered()
+        acknowledged = time.monotonic()
+    return Woken(waited["answer"], waited["at"] - acknowledged)
 
 
 async def test_a_chat_wait_wakes_when_the_post_goes_through_another_replica(
@@ -53,24 +68,23 @@ async def test_a_chat_wait_wakes_when_the_post_goes_through_another_replica(
     chat = str(cluster.workspace / "room.md")
     async with first.client(token) as one, second.client(token) as two:
         assert (await one.post("/api/chats", json={"path": chat})).status_code == 200
-        waited: dict[str, Any] = {}
 
-        async def wait() -> None:
-            body = {"path": chat, "as": "reader", "timeoutMs": 60_000}
-            answer = await one.post("/api/chats/wait", json=body)
-            waited["answer"] = answer
-            waited["at"] = time.monotonic()
+        async def post() -> None:
+            body = {"path": chat, "as": "bob", "body": "hi"}
+            assert (await two.post("/api/chats/post", json=body)).status_code == 200
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(wait)
-            await anyio.sleep(0.5)  # the wait is held on replica 1
-            posted_at = time.monotonic()
-            post = await two.post("/api/chats/post", json={"path": chat, "as": "bob", "body": "hi"})
-            assert post.status_code == 200, post.text
-        answer = waited["answer"]
-        assert answer.status_code == 200, answer.text
-        assert [message["body"] for message in answer.json()["messages"]] == ["hi"]
-        assert waited["at"] - posted_at < PUSHED_WITHIN_S
+        body = {"path": chat, "as": "reader", "timeoutMs": 60_000}
+        woken = await _woken(lambda: one.post("/api/chats/wait", json=body), post)
+    assert woken.answer.status_code == 200, woken.answer.text
+    assert [message["body"] for message in woken.answer.json()["messages"]] == ["hi"]
+    assert woken.after_s < PUSHED_WITHIN_S
+
+
+async def _review(client: httpx.AsyncClient, cluster: Cluster) -> str:
+    asked = await client.post("/api/reviews", json={"path": str(cluster.workspace / "plan.md")})
+    assert asked.status_code == 200, asked.text
+    review_id: str = asked.json()["reviewId"]
+    return review_id
 
 
 async def test_a_review_wait_wakes_when_the_verdict_goes_through_another_replica(
@@ -79,39 +93,50 @@ async def test_a_review_wait_wakes_when_the_verdict_goes_through_another_replica
     token = await cluster.account("alice")
     first, second = cluster.replicas
     async with first.client(token) as one, second.client(token) as two:
-        asked = await one.post("/api/reviews", json={"path": str(cluster.workspace / "plan.md")})
-        assert asked.status_code == 200, asked.text
-        review_id = asked.json()["reviewId"]
-        waited: dict[str, Any] = {}
+        review_id = await _review(one, cluster)
 
-        async def wait() -> None:
-            answer = await one.get(f"/api/reviews/{review_id}/wait", params={"wait_ms": 60_000})
-            waited["answer"] = answer
-            waited["at"] = time.monotonic()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(wait)
-            await anyio.sleep(0.5)
-            decided_at = time.monotonic()
+        async def decide() -> None:
             verdict = {"verdict": "approved", "comments": "Go."}
             decided = await two.post(f"/api/reviews/{review_id}/decision", json=verdict)
             assert decided.status_code == 200, decided.text
-        answer = waited["answer"]
-        assert answer.status_code == 200, answer.text
-        assert answer.json()["verdict"] == "approved", answer.text
-        assert waited["at"] - decided_at < PUSHED_WITHIN_S
+
+        path = f"/api/reviews/{review_id}/wait"
+        woken = await _woken(lambda: one.get(path, params={"wait_ms": 60_000}), decide)
+        assert woken.answer.status_code == 200, woken.answer.text
+        assert woken.answer.json()["verdict"] == "approved", woken.answer.text
+        assert woken.after_s < PUSHED_WITHIN_S
         # The panel of either replica no longer shows it.
         for client in (one, two):
             assert (await client.get("/api/reviews/active")).json().get("review") is None
 
 
+async def test_a_verdict_acknowledged_by_a_replica_killed_at_once_still_wakes_the_waiter(
+    cluster: Cluster,
+) -> None:
+    token = await cluster.account("alice")
+    first, second = cluster.replicas
+    async with first.client(token) as one, second.client(token) as two:
+        review_id = await _review(one, cluster)
+
+        async def decide_and_die() -> None:
+            verdict = {"verdict": "changes_requested"}
+            decided = await two.post(f"/api/reviews/{review_id}/decision", json=verdict)
+            assert decided.status_code == 200, decided.text
+            cluster.kill(second)  # the moment the decision is acknowledged
+
+        path = f"/api/reviews/{review_id}/wait"
+        woken = await _woken(lambda: one.get(path, params={"wait_ms": 60_000}), decide_and_die)
+    assert woken.answer.json()["verdict"] == "changes_requested"
+    assert woken.after_s < PUSHED_WITHIN_S
+
+
 APPROVAL = {
-    "harness": "claude-code",
-    "session_id": "s1",
-    "cwd": "/work",
+    "harness": "codex",
+    "session_id": "s-42",
+    "cwd": "/srv/project",
     "tool_name": "Bash",
-    "tool_input": {"command": "git push"},
-    "machine_label": "box",
+    "tool_input": {"command": "git push --force"},
+    "machine_label": "laptop",
 }
 
 
@@ -127,25 +152,17 @@ async def test_an_approval_wait_wakes_when_the_decision_goes_through_another_rep
         ident = approval["approvalId"]
         # The card is listed through the other replica at once.
         assert ident in (await browser.get("/api/approvals")).text
-        waited: dict[str, Any] = {}
-
-        async def wait() -> None:
-            path = f"/api/approvals/{ident}/wait"
-            answer = await agent.get(path, params={"wait_ms": 60_000})
-            waited["answer"] = answer
-            waited["at"] = time.monotonic()
-
         decision = {"input_hash": approval["inputHash"], "behavior": "allow"}
-        async with anyio.create_task_group() as group:
-            group.start_soon(wait)
-            await anyio.sleep(0.5)
-            decided_at = time.monotonic()
+
+        async def decide() -> None:
             done = await browser.post(f"/api/approvals/{ident}/decision", json=decision)
             assert done.status_code == 200, done.text
-        answer = waited["answer"]
-        assert answer.status_code == 200, answer.text
-        assert answer.json()["status"] == "decided", answer.text
-        assert waited["at"] - decided_at < PUSHED_WITHIN_S
+
+        path = f"/api/approvals/{ident}/wait"
+        woken = await _woken(lambda: agent.get(path, params={"wait_ms": 60_000}), decide)
+        assert woken.answer.status_code == 200, woken.answer.text
+        assert woken.answer.json()["status"] == "decided", woken.answer.text
+        assert woken.after_s < PUSHED_WITHIN_S
         # Decided once: a second decision through the first replica is refused.
         async with browser_session(first.url, "alice") as again:
             twice = await again.post(f"/api/approvals/{ident}/decision", json=decision)
@@ -170,31 +187,3 @@ async def test_the_load_balancer_passes_the_public_address_and_websockets(
             # The session cookie made through one replica signs in on the other too.
             for _ in range(4):
                 assert (await browser.get("/api/window")).status_code == 200
-
-
-async def test_a_verdict_acknowledged_by_a_replica_killed_at_once_still_wakes_the_waiter(
-    cluster: Cluster,
-) -> None:
-    token = await cluster.account("alice")
-    first, second = cluster.replicas
-    async with first.client(token) as one, second.client(token) as two:
-        asked = await one.post("/api/reviews", json={"path": str(cluster.workspace / "plan.md")})
-        review_id = asked.json()["reviewId"]
-        waited: dict[str, Any] = {}
-
-        async def wait() -> None:
-            answer = await one.get(f"/api/reviews/{review_id}/wait", params={"wait_ms": 60_000})
-            waited["answer"] = answer
-            waited["at"] = time.monotonic()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(wait)
-            await anyio.sleep(0.5)
-            decided = await two.post(
-                f"/api/reviews/{review_id}/decision", json={"verdict": "changes_requested"}
-            )
-            assert decided.status_code == 200, decided.text
-            cluster.kill(second)  # the moment the decision is acknowledged
-            killed_at = time.monotonic()
-        assert waited["answer"].json()["verdict"] == "changes_requested"
-        assert waited["at"] - killed_at < PUSHED_WITHIN_S

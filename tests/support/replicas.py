@@ -31,12 +31,11 @@ import pytest
 from anyio.abc import Process
 
 from tests.support.database import postgres_database
+from tests.support.processes import START_TIMEOUT_S, first_line, stop_process
 
 REDIS_SKIP = "The replica tests need Redis: apt-get install redis-server (see .ci/run)"
 NGINX_SKIP = "The load-balancer tests need nginx: apt-get install nginx (see .ci/run)"
 PASSWORD = b"correct horse battery staple\n"
-START_TIMEOUT_S = 60
-STOP_TIMEOUT_S = 30
 CLI_TIMEOUT_S = 60
 DEPLOY_DOC = Path(__file__).resolve().parents[2] / "docs" / "deploy.md"
 _RUNNING = re.compile(r"^Quire is running at (http://\S+?)/login$")
@@ -146,8 +145,8 @@ class Cluster:
             process = await anyio.open_process(
                 command, stdout=subprocess.PIPE, stderr=errors, env=self.env, cwd=self.folder
             )
-        self._stack.push_async_callback(_stop, process)
-        line = await _first_line(process)
+        self._stack.push_async_callback(stop_process, process)
+        line = await first_line(process)
         state_url = json.loads((state / "server.json").read_text(encoding="utf-8"))["url"]
         if not line.startswith("Quire is running at"):
             raise RuntimeError(f"replica {name} did not start ({line!r}):\n{log.read_text()}")
@@ -255,30 +254,6 @@ class _free_port:
         self._socket.close()
 
 
-async def _first_line(process: Process) -> str:
-    assert process.stdout is not None
-    buffer = b""
-    with anyio.fail_after(START_TIMEOUT_S):
-        while b"\n" not in buffer:
-            try:
-                buffer += await process.stdout.receive()
-            except anyio.EndOfStream:
-                break
-    return buffer.split(b"\n", 1)[0].decode(errors="replace")
-
-
-async def _stop(process: Process) -> None:
-    with anyio.CancelScope(shield=True):
-        if process.returncode is None:
-            process.terminate()
-            with anyio.move_on_after(STOP_TIMEOUT_S):
-                await process.wait()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        await process.aclose()
-
-
 @dataclass
 class LoadBalancer:
     """Debian's nginx, round robin over the replicas, configured as docs/deploy.md shows."""
@@ -336,7 +311,7 @@ async def load_balancer(cluster: Cluster) -> AsyncIterator[LoadBalancer]:
                 await anyio.sleep(0.05)
         yield LoadBalancer(url)
     finally:
-        await _stop(process)
+        await stop_process(process)
 
 
 def nginx_site() -> str:

@@ -28,10 +28,10 @@ from anyio.abc import Process
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from tests.support.processes import first_line, stop_process
+
 pytestmark = pytest.mark.anyio
 
-START_TIMEOUT_S = 60
-STOP_TIMEOUT_S = 30
 CLI_TIMEOUT_S = 60
 CLOSE_WITHIN_S = 2.5
 """The recheck runs every second; a check is a few queries. Measured from the command's exit."""
@@ -71,18 +71,6 @@ class TeamServer:
         return self.url.replace("http://", "ws://", 1) + path
 
 
-async def _first_line(process: Process) -> str:
-    assert process.stdout is not None
-    buffer = b""
-    with anyio.fail_after(START_TIMEOUT_S):
-        while b"\n" not in buffer:
-            try:
-                buffer += await process.stdout.receive()
-            except anyio.EndOfStream:
-                break
-    return buffer.split(b"\n", 1)[0].decode(errors="replace")
-
-
 @pytest.fixture
 async def server(tmp_path: Path, database_url: str) -> AsyncIterator[TeamServer]:
     workspace = tmp_path / "team"
@@ -100,7 +88,7 @@ async def server(tmp_path: Path, database_url: str) -> AsyncIterator[TeamServer]
             command, stdout=subprocess.PIPE, stderr=errors, env=env, cwd=tmp_path
         )
         try:
-            line = await _first_line(process)
+            line = await first_line(process)
             found = _RUNNING.match(line)
             if found is None:
                 raise RuntimeError(
@@ -108,15 +96,7 @@ async def server(tmp_path: Path, database_url: str) -> AsyncIterator[TeamServer]
                 )
             yield TeamServer(process, found.group(1), state, workspace.resolve(), database_url, env)
         finally:
-            if process.returncode is None:
-                process.terminate()
-                with anyio.move_on_after(STOP_TIMEOUT_S, shield=True):
-                    await process.wait()
-            if process.returncode is None:
-                process.kill()
-                with anyio.CancelScope(shield=True):
-                    await process.wait()
-            await process.aclose()
+            await stop_process(process)
 
 
 @dataclass
