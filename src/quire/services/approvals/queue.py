@@ -31,9 +31,9 @@ from quire.db.approvals import ApprovalStatus, StoredApproval
 from quire.db.chats import StoredSession
 from quire.services.approvals.chat_lines import ChatLines, asker, in_chat
 from quire.services.approvals.records import approval_record, decision_of, decision_value
-from quire.services.approvals.waiters import Waiters
 from quire.services.replicas.fanout import Alone, Fanout, Wakeups
 from quire.services.reviews.timer import Sleep, wait_or_sleep
+from quire.services.waiters import Waiters
 
 if TYPE_CHECKING:
     from quire.db.engine import Database
@@ -78,7 +78,7 @@ class Approvals:
         self._sleep = sleep
         self._lock = anyio.Lock()
         """Held by every change of a request's status, so each is decided against the last."""
-        self._waiters = Waiters()
+        self._waiters: Waiters[StoredApproval] = Waiters()
         self._fanout = fanout or Alone()
         self._fanout.listen(TOPIC, Wakeups(self._waiters.nudge, self._waiters.nudge_all))
         self._requests = 0
@@ -181,7 +181,7 @@ class Approvals:
                 if now >= ends:
                     return approval
                 await wait_or_sleep(wakeup, min(ends, approval.deadline_ms) - now, self._sleep)
-                ended = self._waiters.ended(approval_id)
+                ended = self._waiters.outcome(approval_id)
                 approval = ended if ended is not None else await self.get(user, approval_id)
                 if wakeup.is_set():
                     wakeup = self._waiters.rearm(approval_id)
@@ -324,7 +324,7 @@ class Approvals:
     async def _announce(self, approval: StoredApproval) -> ApprovalRecord:
         # The hooks waiting on it hear first: they are what an agent is blocked on.
         if approval.status != "pending":
-            self._waiters.wake(approval)
+            self._waiters.wake(approval.id, approval)
             self._fanout.send(TOPIC, approval.id)
         action = "new" if approval.status == "pending" else approval.status
         record = await self.record(approval)

@@ -50,7 +50,7 @@ from quire.services.reviews.results import (
 )
 from quire.services.reviews.texts import ReviewTexts, resolve
 from quire.services.reviews.timer import DeadlineTimer, Sleep, wait_or_sleep
-from quire.services.reviews.waiters import Waiters
+from quire.services.waiters import Waiters
 
 if TYPE_CHECKING:
     from quire.db.engine import Database
@@ -109,7 +109,7 @@ class Reviews:
         self._pending: dict[str, StoredReview] = {}
         """Every pending review in the database (once restored), by id: the write-through copy."""
         self._restored = False
-        self._waiters = Waiters()
+        self._waiters: Waiters[StoredReview] = Waiters()
         self._fanout.listen(TOPIC, Wakeups(self._heard, lambda: self._heard(None)))
         self._sequence = itertools.count()
         self._task_group: TaskGroup | None = None
@@ -477,7 +477,7 @@ class Reviews:
                 return
 
     def _announce(self, review: StoredReview) -> None:
-        self._waiters.wake(review)
+        self._waiters.wake(review.id, review if review.status != "pending" else None)
         self._fanout.send(TOPIC, review.id)
         action = "new" if review.status == "pending" else review.status
         self._bus.publish(
