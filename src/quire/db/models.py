@@ -423,3 +423,13 @@ class AccessChanges(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     counter: Mapped[int] = mapped_column(BigInteger)
+
+
+class Deployment(Base):
+    """One row naming the deployment: a random id made with the database (migration 0007), the
+    same for every server on it; the replicas' Redis channel carries it."""
+
+    __tablename__ = "deployment"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))

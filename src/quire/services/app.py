@@ -108,7 +108,7 @@ async def open_services(
         await _clean_temp_files(stack, workspaces)
         database = await open_database(settings.database_url)
         stack.push_async_callback(database.close)
-        fanout = await stack.enter_async_context(open_fanout(settings))
+        fanout = await stack.enter_async_context(open_fanout(settings, database))
         bus = EventBus(fanout)
         stack.callback(bus.close)
         repositories = await anyio.to_thread.run_sync(

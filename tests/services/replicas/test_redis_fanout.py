@@ -15,6 +15,8 @@ from tests.support.replicas import RedisServer
 
 pytestmark = pytest.mark.anyio
 
+DEPLOYMENT = "0123abcd"
+
 
 class Recorder:
     """A listener that writes down what it hears and sets an event each time."""
@@ -59,7 +61,10 @@ async def _connected(fanout: RedisFanout) -> None:
 
 
 async def test_a_signal_reaches_the_other_replica_and_not_its_sender(redis: RedisServer) -> None:
-    async with redis_fanout(redis.url, "a") as one, redis_fanout(redis.url, "b") as two:
+    async with (
+        redis_fanout(redis.url, "a", DEPLOYMENT) as one,
+        redis_fanout(redis.url, "b", DEPLOYMENT) as two,
+    ):
         heard_one, heard_two = Recorder(), Recorder()
         one.listen("chat-posts", heard_one)
         two.listen("chat-posts", heard_two)
@@ -75,7 +80,10 @@ async def test_a_signal_reaches_the_other_replica_and_not_its_sender(redis: Redi
 async def test_without_redis_listeners_poll_and_look_again_once_it_is_back(
     redis: RedisServer,
 ) -> None:
-    async with redis_fanout(redis.url, "a") as one, redis_fanout(redis.url, "b") as two:
+    async with (
+        redis_fanout(redis.url, "a", DEPLOYMENT) as one,
+        redis_fanout(redis.url, "b", DEPLOYMENT) as two,
+    ):
         heard = Recorder()
         two.listen("reviews", heard)
         await redis.stop()
@@ -97,7 +105,7 @@ async def test_a_replica_started_while_redis_is_away_polls_until_it_answers(
     tmp_path: Path,
 ) -> None:
     redis = RedisServer(tmp_path / "redis")
-    async with redis_fanout(redis.url, "a") as fanout:
+    async with redis_fanout(redis.url, "a", DEPLOYMENT) as fanout:
         heard = Recorder()
         fanout.listen("approvals", heard)
         assert fanout.state == "polling"
@@ -112,7 +120,10 @@ async def test_a_replica_started_while_redis_is_away_polls_until_it_answers(
 
 
 async def test_flush_returns_once_what_was_sent_has_gone_out(redis: RedisServer) -> None:
-    async with redis_fanout(redis.url, "a") as one, redis_fanout(redis.url, "b") as two:
+    async with (
+        redis_fanout(redis.url, "a", DEPLOYMENT) as one,
+        redis_fanout(redis.url, "b", DEPLOYMENT) as two,
+    ):
         heard = Recorder()
         two.listen("chat-posts", heard)
         for number in range(50):
@@ -125,3 +136,23 @@ async def test_flush_returns_once_what_was_sent_has_gone_out(redis: RedisServer)
         with anyio.fail_after(FLUSH_S * 3):
             one.send("chat-posts", "while away")
             await one.flush()  # bounded: Redis is away
+
+
+async def test_two_deployments_on_one_redis_do_not_hear_each_other(redis: RedisServer) -> None:
+    async with (
+        redis_fanout(redis.url, "a", DEPLOYMENT) as ours,
+        redis_fanout(redis.url, "b", DEPLOYMENT) as colleague,
+        redis_fanout(redis.url, "b", "another-team") as stranger,
+    ):
+        heard, overheard = Recorder(), Recorder()
+        colleague.listen("events", heard)
+        stranger.listen("events", overheard)
+        ours.send("events", "for us only")
+        await ours.flush()
+        await heard.until(lambda: heard.heard == ["for us only"])
+        stranger.send("events", "theirs")
+        await stranger.flush()
+        colleague.send("events", "ours again")
+        await heard.until(lambda: heard.heard[-1] == "ours again")
+        assert heard.heard == ["for us only", "ours again"]
+        assert overheard.heard == []

@@ -7,6 +7,8 @@ import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from quire.db.deployment import deployment_name
+from quire.db.engine import Database
 from quire.services.replicas.fanout import Alone, Fanout
 from quire.services.replicas.redis_fanout import redis_fanout
 from quire.settings.model import Settings
@@ -20,11 +22,13 @@ def replica_name(settings: Settings) -> str:
 
 
 @asynccontextmanager
-async def open_fanout(settings: Settings) -> AsyncIterator[Fanout]:
-    """``async with open_fanout(settings) as fanout``: the replicas' signals, for the block."""
+async def open_fanout(settings: Settings, database: Database) -> AsyncIterator[Fanout]:
+    """``async with open_fanout(settings, database) as fanout``: the signals between the
+    replicas on ``database``, for the block."""
     name = replica_name(settings)
     if settings.redis_url is None:
         yield Alone(name)
         return
-    async with redis_fanout(settings.redis_url, name) as fanout:
+    deployment = await deployment_name(database)
+    async with redis_fanout(settings.redis_url, name, deployment) as fanout:
         yield fanout

@@ -32,8 +32,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-CHANNEL = "quire:signals"
-"""The pub/sub channel every replica publishes on and listens to."""
+
+def channel_of(deployment: str) -> str:
+    """The pub/sub channel every replica of ``deployment`` publishes on and listens to (pub/sub
+    channels span a Redis's numbered databases, so the deployment's name keeps two Quires on
+    one Redis apart)."""
+    return f"quire:{deployment}:signals"
+
+
 MAX_QUEUED = 10_000
 """Signals kept for sending while Redis is away; older ones are dropped past that (the
 receivers then only learn of them at their next look, as after any gap)."""
@@ -48,8 +54,9 @@ HEALTH_CHECK_S = 5
 class RedisFanout:
     """Signals between the replicas through Redis; open it with ``opened``."""
 
-    def __init__(self, client: Redis, replica: str) -> None:
+    def __init__(self, client: Redis, replica: str, channel: str) -> None:
         self._client = client
+        self._channel = channel
         self._topics = Topics(replica)
         self._state: FanoutState = "polling"
         self._queue: deque[bytes] = deque(maxlen=MAX_QUEUED)
@@ -95,7 +102,7 @@ class RedisFanout:
         while True:
             try:
                 async with self._client.pubsub() as pubsub:
-                    await pubsub.subscribe(CHANNEL)
+                    await pubsub.subscribe(self._channel)
                     delay = RETRY_S
                     self._connected()
                     await self._receive(pubsub)
@@ -118,7 +125,7 @@ class RedisFanout:
                 try:
                     async with self._client.pipeline(transaction=False) as pipe:
                         for raw in batch:
-                            pipe.publish(CHANNEL, raw)
+                            pipe.publish(self._channel, raw)
                         await pipe.execute()
                 except Exception as exc:
                     logger.debug("Publishing %d signals failed: %s", len(batch), exc)
@@ -170,9 +177,10 @@ class RedisFanout:
 
 
 @asynccontextmanager
-async def redis_fanout(url: str, replica: str) -> AsyncIterator[RedisFanout]:
-    """``async with redis_fanout(url, replica) as fanout``: connected (or polling, when Redis
-    does not answer yet) until the block ends.
+async def redis_fanout(url: str, replica: str, deployment: str) -> AsyncIterator[RedisFanout]:
+    """``async with redis_fanout(url, replica, deployment) as fanout``: connected (or polling,
+    when Redis does not answer yet) until the block ends; it hears the replicas of
+    ``deployment`` (``quire.db.deployment``) only.
 
     Raises InvalidArgument when the Redis client library is not installed.
     """
@@ -190,7 +198,7 @@ async def redis_fanout(url: str, replica: str) -> AsyncIterator[RedisFanout]:
         socket_connect_timeout=CONNECT_TIMEOUT_S,
         health_check_interval=HEALTH_CHECK_S,
     )
-    fanout = RedisFanout(client, replica)
+    fanout = RedisFanout(client, replica, channel_of(deployment))
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(fanout.run_receiving)
