@@ -20,7 +20,7 @@ TABLES = {"users", "windows", "tabs", "recents", "buffers", "buffer_updates", "r
 TABLES |= {"chat_cursors", "chat_sessions", "chat_pins", "approvals", "notices"}
 TABLES |= {"accounts", "api_tokens", "browser_sessions", "login_failures", "access_groups"}
 TABLES |= {"group_members", "grants"}
-TABLES |= {"private_chats", "chat_members", "access_changes"}
+TABLES |= {"private_chats", "chat_members", "access_changes", "deployment"}
 
 
 def _differences(connection: Connection) -> list[Any]:

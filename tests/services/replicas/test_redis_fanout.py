@@ -152,7 +152,7 @@ async def test_two_deployments_on_one_redis_do_not_hear_each_other(redis: RedisS
         await heard.until(lambda: heard.heard == ["for us only"])
         stranger.send("events", "theirs")
         await stranger.flush()
-        colleague.send("events", "ours again")
+        ours.send("events", "ours again")
         await heard.until(lambda: heard.heard[-1] == "ours again")
         assert heard.heard == ["for us only", "ours again"]
         assert overheard.heard == []
