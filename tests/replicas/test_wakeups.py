@@ -87,6 +87,11 @@ async def _review(client: httpx.AsyncClient, cluster: Cluster) -> str:
     return review_id
 
 
+async def _decide(client: httpx.AsyncClient, review_id: str, verdict: dict[str, str]) -> None:
+    decided = await client.post(f"/api/reviews/{review_id}/decision", json=verdict)
+    assert decided.status_code == 200, decided.text
+
+
 async def test_a_review_wait_wakes_when_the_verdict_goes_through_another_replica(
     cluster: Cluster,
 ) -> None:
@@ -96,9 +101,7 @@ async def test_a_review_wait_wakes_when_the_verdict_goes_through_another_replica
         review_id = await _review(one, cluster)
 
         async def decide() -> None:
-            verdict = {"verdict": "approved", "comments": "Go."}
-            decided = await two.post(f"/api/reviews/{review_id}/decision", json=verdict)
-            assert decided.status_code == 200, decided.text
+            await _decide(two, review_id, {"verdict": "approved", "comments": "Go."})
 
         path = f"/api/reviews/{review_id}/wait"
         woken = await _woken(lambda: one.get(path, params={"wait_ms": 60_000}), decide)
@@ -119,9 +122,7 @@ async def test_a_verdict_acknowledged_by_a_replica_killed_at_once_still_wakes_th
         review_id = await _review(one, cluster)
 
         async def decide_and_die() -> None:
-            verdict = {"verdict": "changes_requested"}
-            decided = await two.post(f"/api/reviews/{review_id}/decision", json=verdict)
-            assert decided.status_code == 200, decided.text
+            await _decide(two, review_id, {"verdict": "changes_requested"})
             cluster.kill(second)  # the moment the decision is acknowledged
 
         path = f"/api/reviews/{review_id}/wait"

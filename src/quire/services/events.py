@@ -23,7 +23,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from quire.api.events import EVENTS, Event
 from quire.services.event_access import visible_event
-from quire.services.replicas.fanout import Alone, Fanout
+from quire.services.replicas.fanout import Alone, Fanout, Wakeups
 from quire.services.users.access import Access, current_access
 
 MAX_BEHIND = 1000
@@ -50,7 +50,9 @@ class EventBus:
         self._access_epoch = 0
         self._fanout = fanout or Alone()
         self._fanout.listen(TOPIC, _Replicated(self))
-        self._fanout.listen(ACCESS_TOPIC, _AccessChanged(self))
+        self._fanout.listen(
+            ACCESS_TOPIC, Wakeups(lambda _: self.look_up_access_again(), self.look_up_access_again)
+        )
 
     def access_changed(self) -> None:
         """Say that who may read what has changed (a private chat made, or its members
@@ -225,16 +227,3 @@ class _Replicated:
     def missed(self, *, recovered: bool) -> None:
         if recovered:
             self._bus.cut_off()
-
-
-class _AccessChanged:
-    """Another replica changed who may read what: this one's subscriptions look again."""
-
-    def __init__(self, bus: EventBus) -> None:
-        self._bus = bus
-
-    def received(self, data: str) -> None:
-        self._bus.look_up_access_again()
-
-    def missed(self, *, recovered: bool) -> None:
-        self._bus.look_up_access_again()
