@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 from sqlalchemy import text
 
 from quire.core.errors import StorageFailed
 from quire.db import buffers
+from quire.db.advisory_locks import AdvisoryLocks
 from quire.db.appends import Append, AppendConnection
 from quire.db.engine import Database
 from quire.db.models import Buffer
@@ -114,3 +116,43 @@ async def test_a_batch_larger_than_one_statement_is_still_one_transaction(
     assert await updates_of(database, "a") == (b"s",)
     await connection.write([Append("a", many, dirty=True, now_ms=NOW + 1)])
     assert await updates_of(database, "a") == (b"s", *many)
+
+
+async def test_with_replicas_a_batch_waits_for_each_documents_shared_lock(
+    database: Database,
+) -> None:
+    """A buffer's updates are stored one replica at a time (its advisory lock), so their ids
+    grow in the order they commit; alone (SQLite included) no lock is taken."""
+    await reset(database, "a")
+    shared = database.backend == "postgresql"
+    locks = AdvisoryLocks(database, shared=shared)
+    connection = AppendConnection(database, shared=True)
+    stored = anyio.Event()
+
+    async def append() -> None:
+        await connection.write([Append("a", [b"a1"], dirty=True, now_ms=NOW + 1)])
+        stored.set()
+
+    async with anyio.create_task_group() as group:
+        async with locks.held(buffers.document_lock("a")):
+            group.start_soon(append)
+            if shared:
+                await wait_for_lock_waiter(database)
+                assert not stored.is_set()
+                assert await updates_of(database, "a") == (b"s",)
+            else:
+                await stored.wait()
+        await stored.wait()
+    assert await updates_of(database, "a") == (b"s", b"a1")
+    await connection.close()
+
+
+async def wait_for_lock_waiter(database: Database) -> None:
+    """Return once some connection waits for an advisory lock."""
+    query = text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+    with anyio.fail_after(10):
+        while True:
+            async with database.session() as session:
+                if (await session.execute(query)).scalar_one():
+                    return
+            await anyio.sleep(0.01)

@@ -13,9 +13,9 @@ pytestmark = pytest.mark.anyio
 NOW = 1_700_000_000_000
 
 
-async def reset(database: Database, doc_id: str, path: str, state: bytes, *, dirty: bool) -> None:
+async def reset(database: Database, doc_id: str, path: str, state: bytes, *, dirty: bool) -> int:
     async with database.session() as session, session.begin():
-        await buffers.reset_buffer(
+        return await buffers.reset_buffer(
             session, doc_id, path, base_hash="h" * 64, state=state, dirty=dirty, now_ms=NOW
         )
 
@@ -30,7 +30,7 @@ async def append(database: Database, doc_id: str, updates: list[bytes], *, dirty
 
 
 async def test_a_buffer_is_stored_with_its_snapshot(database: Database) -> None:
-    await reset(database, "doc", "/n/a.md", b"state", dirty=False)
+    snapshot = await reset(database, "doc", "/n/a.md", b"state", dirty=False)
     assert await load(database, "doc") == buffers.BufferRecord(
         doc_id="doc",
         path="/n/a.md",
@@ -38,7 +38,28 @@ async def test_a_buffer_is_stored_with_its_snapshot(database: Database) -> None:
         dirty=False,
         updated_at_ms=NOW,
         updates=(b"state",),
+        last_id=snapshot,
     )
+
+
+async def test_the_updates_after_an_id_are_those_stored_since_with_the_state_now(
+    database: Database,
+) -> None:
+    snapshot = await reset(database, "doc", "/n/a.md", b"s", dirty=False)
+    await reset(database, "other", "/n/b.md", b"o", dirty=False)
+    async with database.session() as session:
+        assert await buffers.updates_after(session, "doc", snapshot) == buffers.BufferTail(
+            base_hash="h" * 64, dirty=False, updates=(), last_id=snapshot
+        )
+    await append(database, "doc", [b"1", b"2"], dirty=True)
+    await append(database, "other", [b"x"], dirty=True)
+    async with database.session() as session:
+        tail = await buffers.updates_after(session, "doc", snapshot)
+        assert tail is not None
+        assert (tail.updates, tail.dirty) == ((b"1", b"2"), True)
+        later = await buffers.updates_after(session, "doc", tail.last_id)
+        assert later is not None and later.updates == ()
+        assert await buffers.updates_after(session, "gone", 0) is None
 
 
 async def test_no_buffer_loads_as_none(database: Database) -> None:

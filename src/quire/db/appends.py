@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
-from sqlalchemy import Table, bindparam, insert, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from quire.core.errors import StorageFailed, StorageFull
+from quire.db.advisory_locks import lock_key
+from quire.db.buffers import document_lock
 from quire.db.engine import NOT_STORED, Database, no_space_reason
 from quire.db.models import Buffer, BufferUpdate
 
@@ -50,12 +52,15 @@ class AppendConnection:
     transaction, so one trip to aiosqlite's thread, where an ORM session cost five (cursor,
     execute, cursor close, commit, the pool's reset) and each trip costs about a millisecond on
     a loaded machine. A larger batch runs BEGIN IMMEDIATE ... COMMIT. On PostgreSQL it is one
-    transaction with one executemany. Only one batch runs at a time (the caller's rule,
-    enforced here).
+    transaction with one executemany; with ``shared`` (replicas on the database) it first takes
+    the advisory lock of each buffer in the batch (``quire.db.buffers.document_lock``, in one
+    order, so two replicas' batches never wait on each other in a circle). Only one batch runs
+    at a time (the caller's rule, enforced here).
     """
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, shared: bool = False) -> None:
         self._db = db
+        self._shared = shared and db.backend == "postgresql"
         self._connection: AsyncConnection | None = None
         self._busy = anyio.Lock()
         db.on_close(self.close)
@@ -76,7 +81,8 @@ class AppendConnection:
                 if self._db.backend == "sqlite":
                     await _write_sqlite(connection, rows, marks)
                 else:
-                    await _write_postgres(connection, rows, marks)
+                    locks = sorted({lock_key(document_lock(a.doc_id)) for a in appends})
+                    await _write_postgres(connection, rows, marks, locks if self._shared else [])
             except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
                 await self._drop()
                 raise _not_stored(exc) from exc
@@ -142,9 +148,14 @@ def _insert(rows: list[tuple[str, bytes, int]]) -> tuple[str, list[object]]:
 
 
 async def _write_postgres(
-    connection: AsyncConnection, rows: list[tuple[str, bytes, int]], marks: list[tuple[int, str]]
+    connection: AsyncConnection,
+    rows: list[tuple[str, bytes, int]],
+    marks: list[tuple[int, str]],
+    locks: list[int],
 ) -> None:
     async with connection.begin():
+        for key in locks:
+            await connection.execute(select(func.pg_advisory_xact_lock(key)))
         if rows:
             await connection.execute(
                 insert(_UPDATES),
@@ -153,7 +164,7 @@ async def _write_postgres(
         if marks:
             await connection.execute(
                 update(_BUFFERS)
-                .where(_BUFFERS.c.doc_id == bindparam("mark_doc"))
+                .where(_BUFFERS.c.doc_id == bindparam("mark_doc"), _BUFFERS.c.dirty.is_(False))
                 .values(dirty=True, updated_at_ms=bindparam("mark_ms")),
                 [{"mark_doc": d, "mark_ms": t} for t, d in marks],
             )

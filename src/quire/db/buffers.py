@@ -3,6 +3,11 @@
 Plain functions over a session; the caller owns the transaction and the order of writes. No
 Yjs and no file access here: updates are opaque bytes, hashes come in computed. Appending
 updates is ``quire.db.appends``'s (batches on a connection of their own).
+
+When replicas share the database, every write of one buffer's updates holds the buffer's
+advisory lock (``document_lock``) until it commits, so the ids of one buffer's updates grow in
+the order their transactions commit: a replica that has read every update up to an id has
+missed none below it (``updates_after``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,24 @@ class BufferRecord:
     dirty: bool
     updated_at_ms: int
     updates: tuple[bytes, ...]
+    last_id: int = 0
+    """The id of the newest update (0 with none)."""
+
+
+@dataclass(frozen=True)
+class BufferTail:
+    """What a replica that has read a buffer up to some update needs to be current: the
+    updates stored since, the buffer's base and unsaved mark now, and the newest id."""
+
+    base_hash: str
+    dirty: bool
+    updates: tuple[bytes, ...]
+    last_id: int
+
+
+def document_lock(doc_id: str) -> str:
+    """The name of the advisory lock held by every write of ``doc_id``'s buffer."""
+    return f"document:{doc_id}"
 
 
 async def load_buffer(session: AsyncSession, doc_id: str) -> BufferRecord | None:
@@ -33,17 +56,43 @@ async def load_buffer(session: AsyncSession, doc_id: str) -> BufferRecord | None
     row = await session.get(Buffer, doc_id)
     if row is None:
         return None
-    result = await session.execute(
-        select(BufferUpdate.update).where(BufferUpdate.doc_id == doc_id).order_by(BufferUpdate.id)
-    )
+    ids, updates = await _updates(session, doc_id, after=0)
     return BufferRecord(
         doc_id=row.doc_id,
         path=row.path,
         base_hash=row.base_hash,
         dirty=row.dirty,
         updated_at_ms=row.updated_at_ms,
-        updates=tuple(bytes(update) for update in result.scalars()),
+        updates=updates,
+        last_id=ids[-1] if ids else 0,
     )
+
+
+async def updates_after(session: AsyncSession, doc_id: str, after: int) -> BufferTail | None:
+    """The updates of ``doc_id`` with ids above ``after``, with the buffer's state now; None
+    when the buffer is gone."""
+    row = await session.get(Buffer, doc_id, populate_existing=True)
+    if row is None:
+        return None
+    ids, updates = await _updates(session, doc_id, after=after)
+    return BufferTail(
+        base_hash=row.base_hash,
+        dirty=row.dirty,
+        updates=updates,
+        last_id=ids[-1] if ids else after,
+    )
+
+
+async def _updates(
+    session: AsyncSession, doc_id: str, *, after: int
+) -> tuple[list[int], tuple[bytes, ...]]:
+    result = await session.execute(
+        select(BufferUpdate.id, BufferUpdate.update)
+        .where(BufferUpdate.doc_id == doc_id, BufferUpdate.id > after)
+        .order_by(BufferUpdate.id)
+    )
+    rows = result.all()
+    return [row[0] for row in rows], tuple(bytes(row[1]) for row in rows)
 
 
 async def buffer_path(session: AsyncSession, doc_id: str) -> str | None:
@@ -61,9 +110,10 @@ async def reset_buffer(
     state: bytes,
     dirty: bool,
     now_ms: int,
-) -> None:
+) -> int:
     """Replace every stored update of ``doc_id`` with ``state`` (the whole document as one
-    update) and record the base the buffer now rests on; creates the buffer row if needed."""
+    update) and record the base the buffer now rests on; creates the buffer row if needed.
+    Returns the id of the update holding ``state``."""
     row = await session.get(Buffer, doc_id)
     if row is None:
         # A row left under another id for this path (the path was resolved differently
@@ -79,7 +129,10 @@ async def reset_buffer(
         row.updated_at_ms = now_ms
     await session.execute(delete(BufferUpdate).where(BufferUpdate.doc_id == doc_id))
     await session.flush()
-    session.add(BufferUpdate(doc_id=doc_id, update=state, created_at_ms=now_ms))
+    snapshot = BufferUpdate(doc_id=doc_id, update=state, created_at_ms=now_ms)
+    session.add(snapshot)
+    await session.flush()
+    return snapshot.id
 
 
 async def set_base_hash(session: AsyncSession, doc_id: str, base_hash: str, *, now_ms: int) -> None:

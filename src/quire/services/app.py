@@ -127,7 +127,7 @@ async def open_services(
             )
         )
         documents = await stack.enter_async_context(
-            LiveDocuments(database, bus, folders=workspaces.openable, clock=clock)
+            LiveDocuments(database, bus, folders=workspaces.openable, clock=clock, fanout=fanout)
         )
         documents.on_written(
             lambda path, author, text: recorder.saved(path, author, text.encode("utf-8"))

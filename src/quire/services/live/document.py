@@ -6,8 +6,8 @@ journal. It never reads or writes the file; ``services/live/documents.py`` decid
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -15,25 +15,27 @@ from typing import Final, Literal
 import anyio
 from pycrdt import Awareness, Doc, Text, TransactionEvent
 
-from quire.services.live.journal import BufferJournal
+from quire.services.live.journal import BufferJournal, text_hash
 from quire.services.live.text_changes import TextChange, apply_changes
 
 CONTENT: Final = "content"
 """The name of the Text inside the Yjs document (the browser's editor binds the same name)."""
 
-OriginKind = Literal["agent", "person", "disk"]
+OriginKind = Literal["agent", "person", "disk", "replica"]
 
 
 @dataclass(frozen=True)
 class Origin:
-    """Who made a change: an agent (by name), a person's editor (by connection), or the file
-    on disk (a load or a reload, which is not an unsaved edit)."""
+    """Who made a change: an agent (by name), a person's editor (by connection), the file on
+    disk (a load or a reload, which is not an unsaved edit), or another replica (updates it
+    stored already, read back from the journal)."""
 
     kind: OriginKind
     name: str
 
 
 DISK: Final = Origin("disk", "file")
+REPLICA: Final = Origin("replica", "another replica")
 
 
 class LiveDocument:
@@ -127,6 +129,29 @@ class LiveDocument:
         if update is not None:
             await self.journal.store_then_apply(update, lambda: self.apply_update(update, origin))
 
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Hold the document's turn (``BufferJournal.turn``): saves, reloads and a conflict's
+        end are made in it. Call it holding ``lock``."""
+        async with self.journal.turn(self._apply_stored):
+            self._settle_conflict()
+            yield
+
+    async def catch_up(self) -> None:
+        """Apply what other replicas stored of this document since it last looked."""
+        await self.journal.catch_up(self._apply_stored)
+        self._settle_conflict()
+
+    def _apply_stored(self, updates: Sequence[bytes]) -> None:
+        with self.change(REPLICA):
+            for update in updates:
+                self.ydoc.apply_update(update)
+
+    def _settle_conflict(self) -> None:
+        # Another replica ended the conflict: the buffer rests on the file's text now.
+        if self.conflict is not None and text_hash(self.conflict) == self.journal.base_hash:
+            self.conflict = None
+
     def detach(self) -> None:
         """Stop journaling updates (the document is being closed)."""
         self.ydoc.unobserve(self._subscription)
@@ -134,4 +159,6 @@ class LiveDocument:
     def _on_update(self, event: TransactionEvent) -> None:
         self.version += 1
         origin = self._origin
+        if origin is not None and origin.kind == "replica":
+            return  # stored already, by the replica that made it
         self.journal.record(event.update, dirty=origin is None or origin.kind != "disk")

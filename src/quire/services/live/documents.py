@@ -49,9 +49,11 @@ from quire.services.live.files import (
 from quire.services.live.journal import text_hash
 from quire.services.live.outcomes import ContentSet, EditOutcome, PreviewedEdit
 from quire.services.live.previews import EditPreviews
+from quire.services.live.sharing import DocumentSharing
 from quire.services.live.text_changes import TextChange, changed_text, replacement_changes
 from quire.services.live.versions import ContentVersions
 from quire.services.live.writer import JournalWriter
+from quire.services.replicas.fanout import Fanout
 from quire.services.users.access import current_access
 from quire.vault.watch import FileChange, FolderWatcher
 
@@ -66,8 +68,10 @@ class LiveDocuments:
     """The open documents of one server.
 
     Use as ``async with LiveDocuments(db, bus, folders=..., clock=...) as documents`` so files
-    changed on disk are noticed; without entering it, everything but the watching works. Files
-    are read and written only beneath ``folders``.
+    changed on disk (and, with replicas, documents other replicas changed) are noticed;
+    without entering it, everything but that works. Files are read and written only beneath
+    ``folders``. With a ``fanout`` to other replicas, each open document follows the edits
+    they store (``quire.services.live.sharing``).
     """
 
     def __init__(
@@ -78,9 +82,11 @@ class LiveDocuments:
         folders: AllowedFolders,
         clock: Callable[[], int],
         users: Callable[[], Iterable[str]] | None = None,
+        fanout: Fanout | None = None,
     ) -> None:
         self._db = db
-        self.writer = JournalWriter(db)
+        self._sharing = DocumentSharing(db, fanout)
+        self.writer = JournalWriter(db, shared=self._sharing.shared, stored=self._sharing.announce)
         """The one writer of every open document's journal (a group commit)."""
         self._folders = folders
         self._bus = bus
@@ -100,6 +106,11 @@ class LiveDocuments:
 
     async def __aenter__(self) -> Self:
         async with AsyncExitStack() as stack:
+            if self._sharing.shared:
+                catch_ups = self._sharing.listen(self._catch_up, lambda: list(self._documents))
+                group = await stack.enter_async_context(anyio.create_task_group())
+                stack.callback(group.cancel_scope.cancel)
+                group.start_soon(catch_ups.run)
             self._watcher = await stack.enter_async_context(FolderWatcher(self._on_file_changes))
             for live in list(self._documents.values()):
                 await self._watcher.watch(live.path.parent)
@@ -162,7 +173,13 @@ class LiveDocuments:
                 await self._follow_folder(live)
                 return live
             live = await load_document(
-                self._db, self.writer, doc_id, path, self._folders, clock=self._clock
+                self._db,
+                self.writer,
+                doc_id,
+                path,
+                self._folders,
+                clock=self._clock,
+                sharing=self._sharing,
             )
             self._documents[doc_id] = live
         if self._watcher is not None:
@@ -504,12 +521,12 @@ class LiveDocuments:
         without a conflict: ``disk`` then reloads the file. Every window is told the conflict
         ended."""
         live = self._require(doc_id, write=True)
-        async with live.lock:
+        async with live.lock, live.turn():
             _, disk = await read_file(self._folders, live.path)
             if keep == "disk":
                 await adopt_file_text(live, disk)
             else:
-                await live.journal.rebase(disk)
+                await live.journal.rebase_locked(disk)
             live.conflict = None
         self._publish(conflict_resolved_event(live))
 
@@ -720,16 +737,23 @@ class LiveDocuments:
             if live is not None and change.kind == "changed":
                 await self._reload(live)
 
+    async def _catch_up(self, doc_id: str) -> None:
+        live = self._documents.get(doc_id)
+        if live is not None:
+            await live.catch_up()
+
     async def _reload(self, live: LiveDocument) -> None:
         had_conflict = live.conflict is not None
-        async with live.lock:
+        # The file is read in the turn: a save by another replica just before cannot be taken
+        # for a change on disk, and only one replica adopts a change on disk.
+        async with live.lock, live.turn():
             try:
                 _, disk = await read_file(self._folders, live.path)
             except QuireError as exc:
                 logger.warning("Cannot reload '%s' after it changed on disk: %s", live.path, exc)
                 return
             if text_hash(disk) == live.journal.base_hash:
-                # Quire's own save, or a write of the same text: nothing to reload.
+                # A save (by this replica or another), or a write of the same text.
                 self._end_conflict(live, had_conflict)
                 return
             # An editor typing during a long diff makes the buffer dirty: decide again.

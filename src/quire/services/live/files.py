@@ -23,6 +23,7 @@ from quire.fs.documents import FoundFile, read_document, write_document
 from quire.fs.folders import AllowedFolders
 from quire.services.live.document import DISK, LiveDocument
 from quire.services.live.journal import BufferJournal, text_hash
+from quire.services.live.sharing import DocumentSharing
 from quire.services.live.text_changes import TextChange, text_changes
 from quire.services.live.writer import JournalWriter
 
@@ -45,6 +46,7 @@ async def load_document(
     folders: AllowedFolders,
     *,
     clock: Callable[[], int],
+    sharing: DocumentSharing,
 ) -> LiveDocument:
     """The live document of ``path`` from its file and its stored buffer, if any.
 
@@ -52,8 +54,24 @@ async def load_document(
     comes back with its unsaved edits; when the file changed since they were made, they are
     kept and ``conflict`` holds the file's text. Stored updates that cannot be read are
     dropped (logged) and the file is loaded instead. The document remembers the identity of
-    the file's folder, so a save after that folder was swapped is refused.
+    the file's folder, so a save after that folder was swapped is refused. All of it happens
+    holding the document's shared lock: a replica loading the same file meanwhile waits, then
+    builds its document from the buffer this one stored.
     """
+    async with sharing.held(doc_id):
+        return await _load_held(db, writer, doc_id, path, folders, clock=clock, sharing=sharing)
+
+
+async def _load_held(
+    db: Database,
+    writer: JournalWriter,
+    doc_id: str,
+    path: Path,
+    folders: AllowedFolders,
+    *,
+    clock: Callable[[], int],
+    sharing: DocumentSharing,
+) -> LiveDocument:
     found, disk = await read_file(folders, path)
     async with db.session() as session:
         record = await buffers.load_buffer(session, doc_id)
@@ -74,23 +92,27 @@ async def load_document(
         base_hash=record.base_hash if record else text_hash(disk),
         dirty=record.dirty if record else False,
         clock=clock,
+        sharing=sharing,
+        last_id=record.last_id if record else 0,
     )
     live = LiveDocument(doc_id, path, ydoc, journal, folder=found.folder)
     mine = live.text()
     on_disk = text_hash(disk)
-    if record is None or not record.updates:
-        await adopt_file_text(live, disk)
-    elif record.dirty and mine != disk:
-        # Unsaved edits survive a restart; a file changed meanwhile conflicts with them.
-        if record.base_hash != on_disk:
-            live.conflict = disk
-    elif mine != disk or record.base_hash != on_disk or record.dirty:
-        await adopt_file_text(live, disk)
+    async with journal.lock:
+        if record is None or not record.updates:
+            await adopt_file_text(live, disk)
+        elif record.dirty and mine != disk:
+            # Unsaved edits survive a restart; a file changed meanwhile conflicts with them.
+            if record.base_hash != on_disk:
+                live.conflict = disk
+        elif mine != disk or record.base_hash != on_disk or record.dirty:
+            await adopt_file_text(live, disk)
     return live
 
 
 async def adopt_file_text(live: LiveDocument, disk: str, *, unless_typed: bool = False) -> bool:
     """Make the live text the file's text ``disk`` (as the smallest change) and rest on it.
+    The caller holds the document's turn.
 
     With ``unless_typed``, nothing changes (and False is returned) when an editor changed the
     live text while a long diff was computed: the caller decides again.
@@ -102,8 +124,7 @@ async def adopt_file_text(live: LiveDocument, disk: str, *, unless_typed: bool =
         diffed = _diff_on_loop(live, disk)
     current, changes = diffed
     live.apply(current, changes, DISK)
-    async with live.journal.lock:
-        await live.journal.reset_locked(live.ydoc, live.content, disk)
+    await live.journal.reset_locked(live.ydoc, live.content, disk)
     return True
 
 
@@ -117,14 +138,14 @@ async def save_to_file(live: LiveDocument, folders: AllowedFolders) -> str:
     """Write the live text to the file atomically and rest the buffer on it (clean, unless an
     editor typed during the write); the text written. Refused (EditRefused) while the file
     conflicts, and (PathRefused) when the file's folder is no longer the one it was opened
-    from."""
-    if live.conflict is not None:
-        raise EditRefused(
-            f"'{live.path}' changed on disk while it had unsaved edits, so saving now would "
-            "overwrite that change. Resolve the conflict in the window first (keep your "
-            "text or the file's), then save."
-        )
-    async with live.journal.lock:
+    from. Made in the document's turn, with every replica's stored edits in the text."""
+    async with live.turn():
+        if live.conflict is not None:
+            raise EditRefused(
+                f"'{live.path}' changed on disk while it had unsaved edits, so saving now would "
+                "overwrite that change. Resolve the conflict in the window first (keep your "
+                "text or the file's), then save."
+            )
         text = live.text()
         await anyio.to_thread.run_sync(
             partial(write_document, folders, live.path, text, folder=live.folder)

@@ -2,14 +2,17 @@
 
 Owns the order of the buffer's writes (one lock per document), the dirty mark, and the rule that
 an agent's edit is applied only once it is stored (``store_then_apply``); appends go through the
-server's one ``JournalWriter``, which groups them across documents. It never reads or writes
-the document's file and never edits the Yjs document itself.
+server's one ``JournalWriter``, which groups them across documents. With replicas it also owns
+reading back what the others stored (``catch_up``) and the document's turn (``turn``; see
+``quire.services.live.sharing``). It never reads or writes the document's file and never edits
+the Yjs document itself: updates read back are handed to the caller's ``apply``.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 
 import anyio
 from pycrdt import Doc, Text
@@ -17,7 +20,11 @@ from pycrdt import Doc, Text
 from quire.db import buffers
 from quire.db.appends import Append
 from quire.db.engine import Database
+from quire.services.live.sharing import DocumentSharing
 from quire.services.live.writer import JournalWriter
+
+ApplyStored = Callable[[Sequence[bytes]], None]
+"""Applies updates another replica stored to the Yjs document, without journaling them."""
 
 
 def text_hash(text: str) -> str:
@@ -52,9 +59,14 @@ class BufferJournal:
         base_hash: str,
         dirty: bool,
         clock: Callable[[], int],
+        sharing: DocumentSharing,
+        last_id: int,
     ) -> None:
         self._db = db
         self._writer = writer
+        self._sharing = sharing
+        self._last_id = last_id
+        """The newest stored update this document holds (it may hold later ones too)."""
         self._doc_id = doc_id
         self._path = path
         self._clock = clock
@@ -74,8 +86,38 @@ class BufferJournal:
 
     @property
     def lock(self) -> anyio.Lock:
-        """Held while the journal writes; a save holds it across its file write too."""
+        """Held while the journal writes; a turn holds it too."""
         return self._lock
+
+    @asynccontextmanager
+    async def turn(self, apply: ApplyStored) -> AsyncIterator[None]:
+        """Hold the document's turn for the block: ``lock``, and with replicas the document's
+        shared lock, having applied (``apply``) what the others stored before it. A save, a
+        reload or a conflict's end is made in it, so no replica makes one at the same time or
+        on a text that lacks another's stored edits. Inside it, store nothing through the
+        writer (``flush``, ``store_then_apply``): resets only."""
+        async with self._lock, self._sharing.held(self._doc_id):
+            if self._sharing.shared:
+                await self._catch_up_locked(apply)
+            yield
+
+    async def catch_up(self, apply: ApplyStored) -> None:
+        """Apply (``apply``) the updates other replicas stored since the last one read, and
+        take the buffer's base and unsaved mark as they are now."""
+        async with self._lock:
+            await self._catch_up_locked(apply)
+
+    async def _catch_up_locked(self, apply: ApplyStored) -> None:
+        async with self._db.session() as session:
+            tail = await buffers.updates_after(session, self._doc_id, self._last_id)
+        if tail is None:
+            return  # the buffer is gone (its file was deleted): nothing to read
+        if tail.updates:
+            apply(tail.updates)
+        self._last_id = tail.last_id
+        self.base_hash = tail.base_hash
+        self._stored_dirty = tail.dirty
+        self.dirty = tail.dirty or self._pending_dirty
 
     def record(self, update: bytes, *, dirty: bool) -> None:
         """Queue ``update`` for the next flush; ``dirty`` when it is an edit, not a reload."""
@@ -100,18 +142,26 @@ class BufferJournal:
         is never left unapplied."""
         with anyio.CancelScope(shield=True):
             async with self._lock:
-                await self._append([update], mark=not self._stored_dirty)
+                await self._append([update], mark=self._marks(dirty=True))
                 self._applying_stored = True
                 try:
                     apply()
                 finally:
                     self._applying_stored = False
                 self.dirty = True
+            # An acknowledged edit has been announced: a replica killed now told the others.
+            await self._sharing.flush()
 
     async def _write_pending(self) -> None:
         if self._pending:
-            # The row's dirty mark is written once, when it turns on, not with every update.
-            await self._append([], mark=self._pending_dirty and not self._stored_dirty)
+            await self._append([], mark=self._marks(dirty=self._pending_dirty))
+
+    def _marks(self, *, dirty: bool) -> bool:
+        """Whether an append of edits (``dirty``) sets the buffer's unsaved mark. Alone, the
+        mark is written once, when it turns on, not with every update. With replicas it goes
+        with every append of edits (the database skips a mark already set): another replica
+        may have saved, and so cleared it, since this one last looked."""
+        return dirty and (self._sharing.shared or not self._stored_dirty)
 
     async def _append(self, extra: list[bytes], *, mark: bool) -> None:
         """Append the queued updates and then ``extra``, in one batch of the writer; on failure
@@ -130,7 +180,8 @@ class BufferJournal:
 
     async def reset_locked(self, ydoc: Doc[Text], content: Text, base_text: str) -> None:
         """Store ``ydoc`` as one snapshot resting on ``base_text`` (the file's text); the
-        buffer stays dirty when ``content`` differs from it. The caller holds ``lock``."""
+        buffer stays dirty when ``content`` differs from it. The caller holds the ``turn`` (or,
+        loading the document, its shared lock and ``lock``)."""
         # Snapshot, text and the drained queue are taken together, with no await between:
         # every queued update is inside the snapshot.
         state = ydoc.get_update()
@@ -141,7 +192,7 @@ class BufferJournal:
         dirty = text != base_text
         try:
             async with self._db.session() as session, session.begin():
-                await buffers.reset_buffer(
+                snapshot = await buffers.reset_buffer(
                     session,
                     self._doc_id,
                     self._path,
@@ -154,16 +205,17 @@ class BufferJournal:
             self._pending[:0] = drained
             self._pending_dirty = self._pending_dirty or drained_dirty
             raise
+        self._last_id = snapshot
         self.base_hash = base_hash
         self._stored_dirty = dirty
         self.dirty = dirty or self._pending_dirty
+        self._sharing.announce(self._doc_id)
 
-    async def rebase(self, base_text: str) -> None:
+    async def rebase_locked(self, base_text: str) -> None:
         """Record that the buffer now rests on ``base_text`` while keeping its edits (a conflict
-        resolved in favour of the person's text)."""
-        async with self._lock:
-            await self._write_pending()
-            base_hash = text_hash(base_text)
-            async with self._db.session() as session, session.begin():
-                await buffers.set_base_hash(session, self._doc_id, base_hash, now_ms=self._clock())
-            self.base_hash = base_hash
+        resolved in favour of the person's text). The caller holds the ``turn``."""
+        base_hash = text_hash(base_text)
+        async with self._db.session() as session, session.begin():
+            await buffers.set_base_hash(session, self._doc_id, base_hash, now_ms=self._clock())
+        self.base_hash = base_hash
+        self._sharing.announce(self._doc_id)

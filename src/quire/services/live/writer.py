@@ -7,7 +7,7 @@ document appends or when (``journal.py`` does), and never touches a Yjs document
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -44,10 +44,21 @@ class JournalWriter:
     alone, in order, so exactly the appends that could not be stored fail (a full disk fails
     them all); after an append of a document fails, that document's later appends in the batch
     fail too without being tried, so a document's updates are never stored out of order.
+
+    ``shared``: other replicas append to the same buffers (see ``AppendConnection``).
+    ``stored`` is called with a document's id once updates of it are committed (the other
+    replicas are told); it must return at once and must not raise.
     """
 
-    def __init__(self, db: Database) -> None:
-        self._connection = AppendConnection(db)
+    def __init__(
+        self,
+        db: Database,
+        *,
+        shared: bool = False,
+        stored: Callable[[str], None] | None = None,
+    ) -> None:
+        self._connection = AppendConnection(db, shared=shared)
+        self._stored = stored
         self._queue: list[_Waiting] = []
         self._writing = False
         self.batches = 0
@@ -92,7 +103,12 @@ class JournalWriter:
             await self._write_alone(batch)
             return
         for waiting in batch:
-            _finish(waiting, None)
+            self._finish_stored(waiting)
+
+    def _finish_stored(self, waiting: _Waiting) -> None:
+        if self._stored is not None and waiting.append.updates:
+            self._stored(waiting.append.doc_id)
+        _finish(waiting, None)
 
     async def _write_alone(self, batch: Sequence[_Waiting]) -> None:
         failed: dict[str, Exception] = {}
@@ -107,7 +123,7 @@ class JournalWriter:
                 failed[doc_id] = exc
                 _finish(waiting, exc)
             else:
-                _finish(waiting, None)
+                self._finish_stored(waiting)
 
 
 def _finish(waiting: _Waiting, error: Exception | None) -> None:
