@@ -12,9 +12,12 @@ or one started with scripts/postgres-test-server) and a throwaway Redis.
   everywhere), for a fixed time, spread over one, two and three replicas. Target: two
   replicas at least 1.6x one. The machine's cores bound it: every replica, PostgreSQL and the
   posters share them, so the figure says what this machine gives, not what more machines do.
-
-Live editing across replicas is not measured: a live document is not yet shared between
-replicas (see docs/deploy.md).
+- **An agent's edit reaches an editor.** A Yjs editor (``bench.yjs_client``) is connected to
+  replica 1; an agent's edit (``POST /api/documents/edit``) goes through replica 1 (the
+  baseline) or replica 2 (across: stored, announced through Redis, read back by replica 1).
+  The time from sending the edit to the editor's copy holding it, alternating the two.
+- **Edits per second.** ``EDITORS`` agents, each an account with a document of its own, edit
+  for a fixed time through one, two and three replicas.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -33,6 +37,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench.timing import percentile, print_table, progress
+from bench.yjs_client import yjs_browser
 from quire.settings.database import database_url
 from tests.support.replicas import Cluster, MissingProgram, RedisServer, Replica, running_cluster
 
@@ -42,6 +47,9 @@ POSTERS = 40
 THROUGHPUT_S = 8.0
 WAKE_TARGET = 2.0
 THROUGHPUT_TARGET = 1.6
+EDITS = 60
+EDITORS = 8
+LINES = 400
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -63,7 +71,10 @@ async def _run() -> None:
                 token = await cluster.account("bench")
                 same, across = await _wake_ups(cluster, token)
                 rates = [await _throughput(cluster, token, count) for count in (1, 2, 3)]
+                seen = await _edits_seen(cluster, token)
+                edit_rates = await _edit_throughputs(cluster)
     _print(same, across, rates)
+    _print_edits(*seen, edit_rates)
 
 
 async def _wake_ups(cluster: Cluster, token: str) -> tuple[list[float], list[float]]:
@@ -133,31 +144,135 @@ async def _throughput(cluster: Cluster, token: str, count: int) -> float:
     return posted / (time.perf_counter() - started)
 
 
+async def _open(cluster: Cluster, replica: Replica, token: str, name: str) -> str:
+    """Open the new note ``name`` (``LINES`` unchecked items) as the account's document."""
+    note = cluster.workspace / name
+    note.write_text("".join(f"- item {i:04}\n" for i in range(LINES)), encoding="utf-8")
+    async with replica.client(token) as client:
+        opened = await client.post("/api/documents/open", json={"path": str(note)})
+    assert opened.status_code == 200, opened.text
+    doc_id: str = opened.json()["docId"]
+    return doc_id
+
+
+async def _edits_seen(cluster: Cluster, token: str) -> tuple[list[float], list[float]]:
+    """How long an agent's edit takes to reach an editor on replica 1, made through replica 1
+    and through replica 2."""
+    first, second = cluster.replicas[0], cluster.replicas[1]
+    doc_id = await _open(cluster, first, token, "seen.md")
+    same: list[float] = []
+    across: list[float] = []
+    progress(f"replicas: {EDITS} agent edits seen by an editor, on its replica and across")
+    async with (
+        yjs_browser(first.url, doc_id, token) as editor,
+        first.client(token) as near,
+        second.client(token) as far,
+    ):
+        line = 0
+        for round_ in range(WARM_UP + EDITS):
+            for agent, samples in ((near, same), (far, across)):
+                find, replace = f"- item {line:04}\n", f"- [x] item {line:04}\n"
+                line += 1
+                sent = time.perf_counter()
+                answer = await agent.post(
+                    "/api/documents/edit", json={"find": find, "replace": replace}
+                )
+                assert answer.status_code == 200, answer.text
+                with anyio.fail_after(30):
+                    seen = await editor.until(partial(_holds, replace))
+                if round_ >= WARM_UP:
+                    samples.append(seen - sent)
+    return same, across
+
+
+def _holds(wanted: str, text: str) -> bool:
+    return wanted in text
+
+
+async def _edit_throughputs(cluster: Cluster) -> list[float]:
+    progress(f"replicas: {EDITORS} accounts for the edit throughput")
+    tokens = [await cluster.account(f"editor{number}") for number in range(EDITORS)]
+    return [await _edit_throughput(cluster, tokens, count) for count in (1, 2, 3)]
+
+
+async def _edit_throughput(cluster: Cluster, tokens: list[str], count: int) -> float:
+    """Edits per second of one agent per token, spread over the first ``count`` replicas."""
+    progress(f"replicas: {THROUGHPUT_S:.0f} s of edits through {count} replica(s)")
+    replicas = cluster.replicas[:count]
+    for number, token in enumerate(tokens):
+        await _open(cluster, replicas[0], token, f"edits-{count}-{number}.md")
+    edited = 0
+    ends = time.perf_counter() + THROUGHPUT_S
+
+    async def editor(replica: Replica, token: str) -> None:
+        nonlocal edited
+        flip = ("- item 0000", "state: a")
+        async with replica.client(token) as client:
+            while time.perf_counter() < ends:
+                body = {"find": flip[0], "replace": flip[1]}
+                answer = await client.post("/api/documents/edit", json=body)
+                assert answer.status_code == 200, answer.text
+                flip = (flip[1], "state: b" if flip[1] == "state: a" else "state: a")
+                edited += 1
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for number, token in enumerate(tokens):
+            group.start_soon(editor, replicas[number % count], token)
+    return edited / (time.perf_counter() - started)
+
+
 def _print(same: list[float], across: list[float], rates: list[float]) -> None:
+    _print_across(
+        "Replicas: a post wakes a waiting reader",
+        ("post on the reader's replica", "post on another replica (Redis)"),
+        same,
+        across,
+    )
+    _print_scaling(
+        f"chat posts per second, {POSTERS} posters on chats of their own", "posts/s", rates
+    )
+
+
+def _print_edits(same: list[float], across: list[float], rates: list[float]) -> None:
+    _print_across(
+        "Replicas: an agent's edit reaches an editor on replica 1",
+        ("edit through the editor's replica", "edit through another replica (Redis)"),
+        same,
+        across,
+    )
+    _print_scaling(
+        f"agent edits per second, {EDITORS} agents on documents of their own", "edits/s", rates
+    )
+
+
+def _print_across(
+    title: str, labels: tuple[str, str], same: list[float], across: list[float]
+) -> None:
     same_p50, across_p50 = percentile(same, 0.5), percentile(across, 0.5)
     ratio = across_p50 / same_p50
     print_table(
-        "Replicas: a post wakes a waiting reader",
+        title,
         ["path", "p50 ms", "p90 ms", "ratio", "target", "met"],
         [
-            ["post on the reader's replica", f"{same_p50 * 1e3:.2f}",
-             f"{percentile(same, 0.9) * 1e3:.2f}", "1.00x", "baseline", ""],
-            ["post on another replica (Redis)", f"{across_p50 * 1e3:.2f}",
-             f"{percentile(across, 0.9) * 1e3:.2f}", f"{ratio:.2f}x", f"≤ {WAKE_TARGET:.1f}x",
-             "yes" if ratio <= WAKE_TARGET else "no"],
+            [labels[0], f"{same_p50 * 1e3:.2f}", f"{percentile(same, 0.9) * 1e3:.2f}",
+             "1.00x", "baseline", ""],
+            [labels[1], f"{across_p50 * 1e3:.2f}", f"{percentile(across, 0.9) * 1e3:.2f}",
+             f"{ratio:.2f}x", f"≤ {WAKE_TARGET:.1f}x", "yes" if ratio <= WAKE_TARGET else "no"],
         ],
     )  # fmt: skip
-    one = rates[0]
+
+
+def _print_scaling(what: str, unit: str, rates: list[float]) -> None:
     rows = []
     for count, rate in enumerate(rates, start=1):
-        scale = rate / one
+        scale = rate / rates[0]
         target = f"≥ {THROUGHPUT_TARGET:.1f}x" if count == 2 else ""
         met = ("yes" if scale >= THROUGHPUT_TARGET else "no") if count == 2 else ""
         rows.append([str(count), f"{rate:.0f}", f"{scale:.2f}x", target, met])
     print_table(
-        f"Replicas: chat posts per second, {POSTERS} posters on chats of their own "
-        f"({os.cpu_count()} cores shared by every process)",
-        ["replicas", "posts/s", "vs one", "target", "met"],
+        f"Replicas: {what} ({os.cpu_count()} cores shared by every process)",
+        ["replicas", unit, "vs one", "target", "met"],
         rows,
     )
 
