@@ -21,6 +21,7 @@ TABLES |= {"chat_cursors", "chat_sessions", "chat_pins", "approvals", "notices"}
 TABLES |= {"accounts", "api_tokens", "browser_sessions", "login_failures", "access_groups"}
 TABLES |= {"group_members", "grants"}
 TABLES |= {"private_chats", "chat_members", "access_changes", "deployment"}
+TABLES |= {"given_versions", "edit_previews"}
 
 
 def _differences(connection: Connection) -> list[Any]:

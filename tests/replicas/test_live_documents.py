@@ -245,3 +245,50 @@ async def test_typing_reaches_the_other_replica_while_redis_is_away(trio: Cluste
             await first.until(lambda text: text.startswith("and after it came back\n"))
         assert first.text == second.text
         assert first.text.count("typed while Redis was away\n") == 1
+
+
+async def test_an_agents_preview_and_rewrite_may_go_through_other_replicas(
+    trio: Cluster,
+) -> None:
+    """Behind a round-robin load balancer an agent's next call lands on another replica: a
+    preview made through one is applied through another (once only), and a rewrite names a
+    version read through a third, merged with what a person typed meanwhile."""
+    token = await trio.account("alice")
+    r1, r2, r3 = trio.replicas
+    doc_id = await open_tasks(trio, r1, token)
+    async with (
+        yjs_browser(r1.url, doc_id, token) as person,
+        r1.client(token) as one,
+        r2.client(token) as two,
+        r3.client(token) as three,
+    ):
+        find, replace = "- task", "- [x] task"
+        preview = (
+            await one.post("/api/documents/stream-edit", json={"find": find, "replace": replace})
+        ).json()
+        assert preview["matchCount"] == TASKS
+        apply = {"edit_id": preview["editId"], "find": find, "replace": replace, "match_index": 5}
+        applied = await two.post("/api/documents/stream-edit-apply", json=apply)
+        assert applied.status_code == 200, applied.text
+        again = await three.post("/api/documents/stream-edit-apply", json=apply)
+        assert again.status_code == 409, again.text
+        assert "already applied" in again.json()["error"]["message"]
+
+        read = (await three.get("/api/documents/current")).json()
+        assert "- [x] task 005\n" in read["content"]
+        person.insert(0, "typed by the person\n")
+        await until_current(two, "typed by the person")
+        rewrite = read["content"].replace("- task 100\n", "- task 100 (rewritten)\n")
+        body = {"content": rewrite, "base": read["version"]}
+        rewritten = await two.post("/api/documents/set-content", json=body)
+        assert rewritten.status_code == 200, rewritten.text
+        with anyio.fail_after(CONVERGE_S):
+            await person.until(lambda text: "(rewritten)" in text)
+        assert person.text == "typed by the person\n" + rewrite
+
+
+async def until_current(client: httpx.AsyncClient, wanted: str) -> None:
+    """Wait until the live text ``client``'s replica answers holds ``wanted``."""
+    with anyio.fail_after(CONVERGE_S):
+        while wanted not in (await client.get("/api/documents/current")).json()["content"]:  # noqa: ASYNC110 - another process, no event to await
+            await anyio.sleep(0.02)

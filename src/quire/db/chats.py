@@ -7,16 +7,16 @@ names sanitized; lower-casing a reader name for its key happens here, nowhere el
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.db.models import ChatCursor, ChatPin, ChatSession
 from quire.db.paths import at_or_below, moved_below
+from quire.db.upserts import upsert
 
 SessionKind = Literal["wait", "post", "read", "leave"]
 STOPS_KEPT = 20
@@ -55,7 +55,7 @@ async def set_cursor(
     session: AsyncSession, user_id: str, chat_path: str, reader: str, position: int, now_ms: int
 ) -> None:
     """Save ``position`` as how far ``reader`` has read the chat (creating or replacing it)."""
-    await _upsert(
+    await upsert(
         session,
         ChatCursor,
         {
@@ -113,7 +113,7 @@ async def record_session(
     else:
         values["wait_command"] = None
     values["stop_times"] = "[]"
-    await _upsert(session, ChatSession, values, keys=("session_id",), changed=changed)
+    await upsert(session, ChatSession, values, keys=("session_id",), changed=changed)
 
 
 async def get_session(session: AsyncSession, user_id: str, session_id: str) -> StoredSession | None:
@@ -171,7 +171,7 @@ async def set_pin(
 ) -> None:
     """Pin the chat for the user, or unpin it."""
     if pinned:
-        await _upsert(
+        await upsert(
             session,
             ChatPin,
             {"user_id": user_id, "chat_path": chat_path, "pinned_at_ms": now_ms},
@@ -210,30 +210,6 @@ async def move_chats(session: AsyncSession, source: str, target: str) -> None:
             .values(chat_path=moved_below(column, source, target))
             .execution_options(synchronize_session=False)
         )
-
-
-async def _upsert(
-    session: AsyncSession,
-    model: type[ChatCursor] | type[ChatSession] | type[ChatPin],
-    values: Mapping[str, Any],
-    *,
-    keys: tuple[str, ...],
-    changed: Iterable[str] | None = None,
-) -> None:
-    """Insert a row, or update ``changed`` columns (all but the keys by default) of the row
-    with the same keys, in one statement, so two writers of one row never collide."""
-    columns = [name for name in values if name not in keys] if changed is None else list(changed)
-    dialect = session.get_bind().dialect.name
-    statement = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
-    statement = statement.values(dict(values))
-    if columns:
-        upsert = statement.on_conflict_do_update(
-            index_elements=list(keys),
-            set_={name: statement.excluded[name] for name in columns},
-        )
-    else:
-        upsert = statement.on_conflict_do_nothing(index_elements=list(keys))
-    await session.execute(upsert)
 
 
 def _stop_times(raw: str) -> list[int]:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
-HEAD_REVISION = "0007"
+HEAD_REVISION = "0008"
 """The newest revision script's id: a database already there needs no Alembic at start (a test
 checks it against the scripts, so a new migration updates it)."""
 # Any fixed number: servers migrating one PostgreSQL database at once take turns on it.

@@ -433,3 +433,36 @@ class Deployment(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
+
+
+class GivenVersion(Base):
+    """A live text an agent was given, under its version (the ``base`` a rewrite may name).
+    Stored only when replicas share the database, so any of them knows what another gave out;
+    a server alone keeps them in memory."""
+
+    __tablename__ = "given_versions"
+
+    doc_id: Mapped[str] = mapped_column(String(DOC_ID), primary_key=True)
+    version: Mapped[str] = mapped_column(String(WORD), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    given_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class EditPreview(Base):
+    """A stream-edit preview an apply may name by ``edit_id``, stored as ``GivenVersion`` is
+    (only with replicas); ``version`` is the preview's count of the document's updates on the
+    replica that made it, ``base`` the version of the text it was made from."""
+
+    __tablename__ = "edit_previews"
+    __table_args__ = (Index("ix_edit_previews_made_at_ms", "made_at_ms"),)
+
+    edit_id: Mapped[str] = mapped_column(String(WORD), primary_key=True)
+    doc_id: Mapped[str] = mapped_column(String(DOC_ID))
+    path: Mapped[str] = mapped_column(Text)
+    find: Mapped[str] = mapped_column(Text)
+    replace: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(BigInteger)
+    match_count: Mapped[int] = mapped_column(Integer)
+    base: Mapped[str] = mapped_column(String(WORD))
+    applied: Mapped[bool] = mapped_column(Boolean(create_constraint=False))
+    made_at_ms: Mapped[int] = mapped_column(BigInteger)

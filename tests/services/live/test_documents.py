@@ -21,6 +21,7 @@ from quire.fs.folders import AllowedFolders
 from quire.services.events import EventBus
 from quire.services.live.document import CONTENT
 from quire.services.live.documents import LiveDocuments
+from quire.services.live.versions import version_of
 from tests.support.events import CheckedBus
 
 NOW = 1_700_000_000_000
@@ -394,7 +395,7 @@ async def test_an_apply_lands_on_the_occurrence_previewed_when_the_person_adds_o
     replaced (it was refused before, as find's count changed)."""
     live = await documents.open(note)
     preview = await documents.preview(live.doc_id, "item", "entry")
-    assert preview.version == documents.versions.give(live.doc_id, NOTE)
+    assert preview.version == version_of(NOTE)
     browser = browser_of(documents, live.doc_id)
     text = browser.get(CONTENT, type=Text)
     text.insert(len("# Plan\n\n"), "- item zero\n")
@@ -403,7 +404,7 @@ async def test_an_apply_lands_on_the_occurrence_previewed_when_the_person_adds_o
         live.doc_id, preview.edit_id, "item", "entry", 1, author="a"
     )
     assert live.text() == "# Plan\n\n- item zero\n- item one\n- entry two\n"
-    assert (done.line, done.version) == (5, documents.versions.give(live.doc_id, live.text()))
+    assert (done.line, done.version) == (5, version_of(live.text()))
 
 
 async def test_an_apply_whose_base_is_not_the_preview_s_text_is_refused(

@@ -33,6 +33,7 @@ from quire.markdown.merge import Conflict, merge3
 from quire.services.chat.privacy import check_chat_edit
 from quire.services.document_access import readable, require_writable
 from quire.services.events import EventBus
+from quire.services.live.agent_memory import AgentMemory
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.events import (
     conflict_event,
@@ -48,10 +49,8 @@ from quire.services.live.files import (
 )
 from quire.services.live.journal import text_hash
 from quire.services.live.outcomes import ContentSet, EditOutcome, PreviewedEdit
-from quire.services.live.previews import EditPreviews
 from quire.services.live.sharing import DocumentSharing
 from quire.services.live.text_changes import TextChange, changed_text, replacement_changes
-from quire.services.live.versions import ContentVersions
 from quire.services.live.writer import JournalWriter
 from quire.services.replicas.fanout import Fanout
 from quire.services.users.access import current_access
@@ -94,9 +93,9 @@ class LiveDocuments:
         self._users = users
         self._documents: dict[str, LiveDocument] = {}
         self._open_lock = anyio.Lock()
-        self._previews = EditPreviews()
-        self.versions = ContentVersions()
-        """The live texts given out to agents, by version (the ``base`` of a rewrite)."""
+        self._memory = AgentMemory(db, shared=self._sharing.shared, clock=clock)
+        """The live texts given out to agents, by version (the ``base`` of a rewrite), and
+        the previews they may apply."""
         self._watcher: FolderWatcher | None = None
         self._exit_stack: AsyncExitStack | None = None
         self._on_saved: list[Callable[[Path], Awaitable[None]]] = []
@@ -253,7 +252,7 @@ class LiveDocuments:
             current = live.text()
             result = edits.replace_unique(current, find, replace)
             await self._apply_replacement(live, current, result, author=author)
-            view = self._agent_view(live.doc_id, read, current, result.text, find, replace, 0)
+            view = await self._agent_view(live.doc_id, read, current, result.text, find, replace, 0)
             return await self._after_edit(live, result, 0, view, author=author, save=save)
 
     async def replace_occurrence(
@@ -283,8 +282,8 @@ class LiveDocuments:
         result = edits.preview_edit(
             text, find, replace, preview_lines=preview_lines, label=live.path.name
         )
-        base = self.versions.give(doc_id, text)
-        edit_id = self._previews.remember(
+        base = await self._memory.give(doc_id, text)
+        edit_id = await self._memory.remember(
             doc_id=doc_id,
             path=live.path,
             find=find,
@@ -324,17 +323,17 @@ class LiveDocuments:
         """
         edits.check_request_size(find, replace)
         live = self._require(doc_id, write=True)
-        base_text = None if base is None else self.versions.text(doc_id, base)
+        base_text = None if base is None else await self._memory.text(doc_id, base)
         async with live.lock:
             remembered = None
             if edit_id is not None:
-                remembered = self._previews.check(
+                remembered = await self._memory.check(
                     edit_id, doc_id=doc_id, path=live.path, find=find, replace=replace
                 )
                 if base is not None:
-                    self._previews.check_base(remembered, base)
+                    self._memory.previews.check_base(remembered, base)
                 else:
-                    base_text = self.versions.known(doc_id, remembered.base)
+                    base_text = await self._memory.known(doc_id, remembered.base)
             current = live.text()
             outcome = None
             if base_text is not None and base_text != current:
@@ -343,26 +342,26 @@ class LiveDocuments:
                 )
             if outcome is not None:
                 if edit_id is not None:
-                    self._previews.mark_applied(edit_id)
+                    await self._memory.mark_applied(edit_id)
                 if save:
                     await self._save_after_edit(live, "The edit was applied", author)
                 return dataclasses.replace(outcome, saved=save)
             if remembered is not None and live.version != remembered.version:
                 count = len(edits.find_spans(current, find))
                 if count:
-                    self._previews.check_current(
+                    self._memory.previews.check_current(
                         remembered, version=live.version, match_count=count
                     )
             result = edits.replace_occurrence(current, find, replace, match_index)
             await self._apply_replacement(live, current, result, author=author)
             if edit_id is not None:
-                self._previews.mark_applied(edit_id)
-            view = self._agent_view(
+                await self._memory.mark_applied(edit_id)
+            view = await self._agent_view(
                 live.doc_id, read, current, result.text, find, replace, match_index
             )
             return await self._after_edit(live, result, match_index, view, author=author, save=save)
 
-    def _agent_view(
+    async def _agent_view(
         self,
         doc_id: str,
         read_version: str | None,
@@ -381,14 +380,14 @@ class LiveDocuments:
         would delete that typing as if the agent had. The occurrence edited is taken to be the
         same one of the read when both count the same occurrences of ``find``.
         """
-        read = None if read_version is None else self.versions.known(doc_id, read_version)
+        read = None if read_version is None else await self._memory.known(doc_id, read_version)
         if read is None or read == before:
-            return self.versions.give(doc_id, after)
+            return await self._memory.give(doc_id, after)
         assert read_version is not None
         if len(edits.find_spans(read, find)) != len(edits.find_spans(before, find)):
             return read_version  # which occurrence the agent meant in its read cannot be told
         viewed = edits.replace_occurrence(read, find, replace, match_index)
-        return self.versions.give(doc_id, viewed.text)
+        return await self._memory.give(doc_id, viewed.text)
 
     async def _apply_merged(
         self,
@@ -437,9 +436,9 @@ class LiveDocuments:
             end=end,
             saved=False,
             version=(
-                self.versions.give(live.doc_id, merged.text)
+                await self._memory.give(live.doc_id, merged.text)
                 if read is None
-                else self._agent_view(
+                else await self._agent_view(
                     live.doc_id, read, base_text, wanted.text, find, replace, match_index
                 )
             ),
@@ -464,7 +463,7 @@ class LiveDocuments:
         """
         edits.check_request_size(content)
         live = self._require(doc_id, write=True)
-        base_text = None if base is None else self.versions.text(doc_id, base)
+        base_text = None if base is None else await self._memory.text(doc_id, base)
         async with live.lock:
             current_text = live.text()
             wanted = edits.apply_content(current_text, content)
@@ -477,13 +476,13 @@ class LiveDocuments:
             await self._apply_text(live, current, new, changes, Origin("agent", author))
             if save:
                 await self._save_after_edit(live, "The content was replaced", author)
-        return ContentSet(self.versions.give(doc_id, wanted), conflicts)
+        return ContentSet(await self._memory.give(doc_id, wanted), conflicts)
 
     async def read(self, doc_id: str) -> tuple[str, str]:
         """The live text of ``doc_id`` and its version, recorded as given out (a later rewrite
         may name it as its ``base``)."""
         text = self._require(doc_id).text()
-        return text, self.versions.give(doc_id, text)
+        return text, await self._memory.give(doc_id, text)
 
     # A person's clicks
 

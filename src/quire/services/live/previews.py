@@ -70,6 +70,17 @@ class EditPreviews:
             self._previews.popitem(last=False)
         return edit_id
 
+    def get(self, edit_id: str) -> RememberedPreview | None:
+        """The preview ``edit_id`` as remembered here, or None."""
+        return self._previews.get(edit_id)
+
+    def adopt(self, preview: RememberedPreview) -> None:
+        """Remember ``preview`` as it is (made, or applied, by another replica)."""
+        self._previews[preview.edit_id] = preview
+        self._previews.move_to_end(preview.edit_id)
+        while len(self._previews) > self._limit:
+            self._previews.popitem(last=False)
+
     def check(
         self, edit_id: str, *, doc_id: str, path: Path, find: str, replace: str
     ) -> RememberedPreview:
