@@ -95,11 +95,14 @@ class YjsBrowser:
 
 
 @asynccontextmanager
-async def yjs_browser(base_url: str, doc_id: str, token: str) -> AsyncIterator[YjsBrowser]:
+async def yjs_browser(
+    base_url: str, doc_id: str, token: str, doc: Doc[Text] | None = None
+) -> AsyncIterator[YjsBrowser]:
     """Connect a browser to the document ``doc_id`` of the server at ``base_url`` (http://…)
-    with ``token``; yields once the first sync is complete, disconnects on exit."""
+    with ``token``; yields once the first sync is complete, disconnects on exit. ``doc``: the
+    copy a browser kept from an earlier connection (it reconnects with it), else a new one."""
     url = base_url.replace("http://", "ws://", 1) + f"/ws/documents/{doc_id}"
-    doc: Doc[Text] = Doc()
+    doc = Doc() if doc is None else doc
     browser = YjsBrowser(doc)
     try:
         async with (

@@ -16,6 +16,7 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
+from pycrdt import Doc, Text
 
 from bench.yjs_client import YjsBrowser, yjs_browser
 from tests.support.replicas import Cluster, Replica, replica_cluster
@@ -292,3 +293,34 @@ async def until_current(client: httpx.AsyncClient, wanted: str) -> None:
     with anyio.fail_after(CONVERGE_S):
         while wanted not in (await client.get("/api/documents/current")).json()["content"]:  # noqa: ASYNC110 - another process, no event to await
             await anyio.sleep(0.02)
+
+
+async def test_an_editor_whose_replica_dies_reconnects_to_another_and_resumes(
+    trio: Cluster,
+) -> None:
+    """The editor's replica is killed (kill -9) while the person types; the browser keeps its
+    copy, types on while disconnected, and reconnects through another replica: the sync sends
+    what that replica lacks, and nothing is lost or doubled."""
+    token = await trio.account("alice")
+    r1, r2, r3 = trio.replicas
+    doc_id = await open_tasks(trio, r1, token)
+    kept: Doc[Text] = Doc()
+    async with yjs_browser(r1.url, doc_id, token) as watcher:
+        async with yjs_browser(r3.url, doc_id, token, kept) as doomed:
+            await type_keys(doomed, "a", at_start=True)
+            with anyio.fail_after(CONVERGE_S):
+                await watcher.until(lambda text: f"<a{KEYSTROKES - 1}>" in text)
+            r3.process.send_signal(signal.SIGKILL)
+            await r3.process.wait()
+        offline = YjsBrowser(kept)
+        offline.insert(0, "typed while disconnected\n")
+        offline.close()
+        async with yjs_browser(r2.url, doc_id, token, kept) as resumed:
+            resumed.insert(len(resumed.text), "typed after reconnecting\n")
+            with anyio.fail_after(CONVERGE_S):
+                await watcher.until(lambda text: text.endswith("typed after reconnecting\n"))
+            assert watcher.text == resumed.text
+    assert watcher.text.startswith("typed while disconnected\n")
+    for i in range(KEYSTROKES):
+        assert watcher.text.count(f"<a{i}>") == 1
+    assert watcher.text.count(HEADER) == 1

@@ -16,6 +16,8 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from tests.support.replicas import Cluster, browser_session, load_balancer
 
@@ -188,3 +190,29 @@ async def test_the_load_balancer_passes_the_public_address_and_websockets(
             # The session cookie made through one replica signs in on the other too.
             for _ in range(4):
                 assert (await browser.get("/api/window")).status_code == 200
+
+
+async def test_a_review_whose_replica_died_still_times_out_on_time(cluster: Cluster) -> None:
+    """Every replica keeps the pending reviews and their deadlines: the one a review was
+    requested through may die, and another records its timeout when its window closes, with
+    no one asking."""
+    token = await cluster.account("alice")
+    first, second = cluster.replicas
+    async with second.client(token) as two:
+        body = {"path": str(cluster.workspace / "plan.md"), "timeout_ms": 5_000}
+        asked = await two.post("/api/reviews", json=body)
+        assert asked.status_code == 200, asked.text
+    cluster.kill(second)
+    engine = create_async_engine(cluster.db_url)
+    try:
+        with anyio.fail_after(20):
+            while True:
+                async with engine.connect() as connection:
+                    status = (await connection.execute(text("SELECT status FROM reviews"))).scalar()
+                if status == "timeout":
+                    break
+                await anyio.sleep(0.2)
+    finally:
+        await engine.dispose()
+    async with first.client(token) as one:
+        assert (await one.get("/api/reviews/active")).json().get("review") is None
