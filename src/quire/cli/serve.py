@@ -296,6 +296,7 @@ def server_app(services: AppServices) -> Starlette:
             chat_enabled=settings.chat_enabled,
             exporter=services.export,
             accounts=settings.multi,
+            stateless=settings.redis_url is not None,
         )
 
     mcp = DeferredApp(build, name="The /mcp endpoint")

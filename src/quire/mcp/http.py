@@ -143,6 +143,7 @@ def mcp_endpoint(
     chat_enabled: bool = True,
     exporter: Exporter | None = None,
     accounts: bool = False,
+    stateless: bool = False,
 ) -> McpEndpoint:
     """Build ``/mcp`` for a running server.
 
@@ -157,6 +158,11 @@ def mcp_endpoint(
     ``server.caller_token``), so with ``accounts`` (multi mode) an account's call runs under
     that account's grants, checked by the app's own sign-in and services; such a call reads
     nothing from disk itself (``ToolEnv.remote``).
+
+    With ``stateless`` (replicas behind a load balancer) no session outlives its request, so a
+    client's next request may reach another replica: a client of the session era gets no
+    ``mcp-session-id`` to send back, and nothing is remembered between its calls (a rewrite is
+    merged from the ``base`` it names). Alone, each session is kept in this process.
     """
 
     async def in_process(scope: Scope, receive: Receive, send: Send) -> None:
@@ -179,7 +185,7 @@ def mcp_endpoint(
         exporter=exporter,
         callers=True,
     )
-    manager = StreamableHTTPSessionManager(app=build_server(services))
+    manager = StreamableHTTPSessionManager(app=build_server(services), stateless=stateless)
 
     async def serve(scope: Scope, receive: Receive, send: Send) -> None:
         await manager.handle_request(scope, receive, send)
