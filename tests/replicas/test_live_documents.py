@@ -16,7 +16,8 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from pycrdt import Doc, Text
+from pycrdt import Awareness, Doc, Text, YMessageType, create_awareness_message, read_message
+from websockets.asyncio.client import ClientConnection, connect
 
 from bench.yjs_client import YjsBrowser, yjs_browser
 from tests.support.replicas import Cluster, Replica, replica_cluster
@@ -324,3 +325,37 @@ async def test_an_editor_whose_replica_dies_reconnects_to_another_and_resumes(
     for i in range(KEYSTROKES):
         assert watcher.text.count(f"<a{i}>") == 1
     assert watcher.text.count(HEADER) == 1
+
+
+async def next_cursors(websocket: ClientConnection) -> dict[int, object]:
+    """The states in the next awareness message on ``websocket`` (others skipped)."""
+    with anyio.fail_after(CONVERGE_S):
+        while True:
+            message = await websocket.recv()
+            assert isinstance(message, bytes)
+            if message[0] == YMessageType.AWARENESS:
+                remote = Awareness(Doc())
+                remote.apply_awareness_update(read_message(message[1:]), "test")
+                return {
+                    client_id: remote.states.get(client_id)
+                    for client_id in remote.meta
+                    if client_id != remote.client_id
+                }
+
+
+async def test_a_persons_cursor_shows_to_editors_on_another_replica(cluster: Cluster) -> None:
+    """Cursors are not stored: each replica sends its editors' awareness changes to the
+    others, and a person leaving is seen leaving there too."""
+    token = await cluster.account("alice")
+    r1, r2 = cluster.replicas
+    doc_id = await open_tasks(cluster, r1, token)
+    auth = {"Authorization": f"Bearer {token}"}
+    ada_doc: Doc[Text] = Doc(client_id=4242)
+    ada = Awareness(ada_doc)
+    ada.set_local_state({"user": {"name": "Ada", "color": "#f00"}})
+    path = f"/ws/documents/{doc_id}"
+    async with connect(r2.ws(path), additional_headers=auth) as watcher:
+        async with connect(r1.ws(path), additional_headers=auth) as sender:
+            await sender.send(create_awareness_message(ada.encode_awareness_update([4242])))
+            assert await next_cursors(watcher) == {4242: {"user": {"name": "Ada", "color": "#f00"}}}
+        assert await next_cursors(watcher) == {4242: None}

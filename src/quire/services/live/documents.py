@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Literal, Self
 
 import anyio
+from pycrdt import Awareness
 
 from quire.api.events import Event
 from quire.core.errors import EditRefused, NotOpen, QuireError, StorageFailed
@@ -49,7 +50,7 @@ from quire.services.live.files import (
 )
 from quire.services.live.journal import text_hash
 from quire.services.live.outcomes import ContentSet, EditOutcome, PreviewedEdit
-from quire.services.live.sharing import DocumentSharing
+from quire.services.live.sharing import DocumentSharing, RemoteCursors
 from quire.services.live.text_changes import TextChange, changed_text, replacement_changes
 from quire.services.live.writer import JournalWriter
 from quire.services.replicas.fanout import Fanout
@@ -102,14 +103,20 @@ class LiveDocuments:
         self._on_written: list[Callable[[Path, str, str], None]] = []
         self._moved_ids: dict[str, str] = {}
         """The id a renamed document keeps, by the id its new path would have."""
+        self._cursors: RemoteCursors | None = None
+        """The editors' cursors shared with other replicas (once entered, with replicas)."""
 
     async def __aenter__(self) -> Self:
         async with AsyncExitStack() as stack:
             if self._sharing.shared:
                 catch_ups = self._sharing.listen(self._catch_up, lambda: list(self._documents))
+                self._cursors = self._sharing.share_cursors(self._awareness_of)
                 group = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(group.cancel_scope.cancel)
                 group.start_soon(catch_ups.run)
+                group.start_soon(self._cursors.run)
+                for live in self._documents.values():
+                    self._send_cursors(live)
             self._watcher = await stack.enter_async_context(FolderWatcher(self._on_file_changes))
             for live in list(self._documents.values()):
                 await self._watcher.watch(live.path.parent)
@@ -181,6 +188,7 @@ class LiveDocuments:
                 sharing=self._sharing,
             )
             self._documents[doc_id] = live
+            self._send_cursors(live)
         if self._watcher is not None:
             await self._watcher.watch(path.parent)
         if live.conflict is not None:
@@ -735,6 +743,14 @@ class LiveDocuments:
             live = by_path.get(change.path)
             if live is not None and change.kind == "changed":
                 await self._reload(live)
+
+    def _awareness_of(self, doc_id: str) -> Awareness | None:
+        live = self._documents.get(doc_id)
+        return None if live is None else live.awareness
+
+    def _send_cursors(self, live: LiveDocument) -> None:
+        if self._cursors is not None:
+            live.awareness.observe(self._cursors.send_changes(live.doc_id, live.awareness))
 
     async def _catch_up(self, doc_id: str) -> None:
         live = self._documents.get(doc_id)
