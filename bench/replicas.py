@@ -22,12 +22,14 @@ or one started with scripts/postgres-test-server) and a throwaway Redis.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -117,7 +119,58 @@ async def _wake_up(
     return float(result["at"]) - sent, int(result["next"])
 
 
-async def _throughput(cluster: Cluster, token: str, count: int) -> float:
+@dataclass(frozen=True)
+class Load:
+    """What a fixed time of load gave: operations per second, the replicas' CPU time per
+    operation, and the share of the machine's CPU time in use."""
+
+    rate: float
+    cpu_ms: float
+    busy: float
+
+
+class _CpuClock:
+    """CPU time of the replicas' processes and of the machine, from a start to ``done``."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._pids = [replica.process.pid for replica in cluster.replicas]
+        self._started = time.perf_counter()
+        self._replicas = _process_ticks(self._pids)
+        self._machine = _machine_ticks()
+
+    def done(self, operations: int) -> Load:
+        elapsed = time.perf_counter() - self._started
+        ticks = _process_ticks(self._pids) - self._replicas
+        busy, total = (
+            now - then for now, then in zip(_machine_ticks(), self._machine, strict=True)
+        )
+        tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
+        return Load(
+            rate=operations / elapsed,
+            cpu_ms=ticks * tick_ms / max(operations, 1),
+            busy=busy / total if total else 0.0,
+        )
+
+
+def _process_ticks(pids: list[int]) -> int:
+    """User and system clock ticks of the processes ``pids`` so far."""
+    ticks = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+            fields = stat.rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks
+
+
+def _machine_ticks() -> tuple[int, int]:
+    """The machine's busy and total clock ticks so far (/proc/stat)."""
+    values = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = values[3] + values[4]  # idle, iowait
+    return sum(values) - idle, sum(values)
+
+
+async def _throughput(cluster: Cluster, token: str, count: int) -> Load:
     """Posts per second of ``POSTERS`` posters spread over the first ``count`` replicas."""
     progress(f"replicas: {THROUGHPUT_S:.0f} s of posts through {count} replica(s)")
     replicas = cluster.replicas[:count]
@@ -137,11 +190,11 @@ async def _throughput(cluster: Cluster, token: str, count: int) -> float:
                 assert answer.status_code == 200, answer.text
                 posted += 1
 
-    started = time.perf_counter()
+    clock = _CpuClock(cluster)
     async with anyio.create_task_group() as group:
         for number, chat in enumerate(chats):
             group.start_soon(poster, replicas[number % count], chat)
-    return posted / (time.perf_counter() - started)
+    return clock.done(posted)
 
 
 async def _open(cluster: Cluster, replica: Replica, token: str, name: str) -> str:
@@ -189,13 +242,13 @@ def _holds(wanted: str, text: str) -> bool:
     return wanted in text
 
 
-async def _edit_throughputs(cluster: Cluster) -> list[float]:
+async def _edit_throughputs(cluster: Cluster) -> list[Load]:
     progress(f"replicas: {EDITORS} accounts for the edit throughput")
     tokens = [await cluster.account(f"editor{number}") for number in range(EDITORS)]
     return [await _edit_throughput(cluster, tokens, count) for count in (1, 2, 3)]
 
 
-async def _edit_throughput(cluster: Cluster, tokens: list[str], count: int) -> float:
+async def _edit_throughput(cluster: Cluster, tokens: list[str], count: int) -> Load:
     """Edits per second of one agent per token, spread over the first ``count`` replicas."""
     progress(f"replicas: {THROUGHPUT_S:.0f} s of edits through {count} replica(s)")
     replicas = cluster.replicas[:count]
@@ -215,14 +268,14 @@ async def _edit_throughput(cluster: Cluster, tokens: list[str], count: int) -> f
                 flip = (flip[1], "state: b" if flip[1] == "state: a" else "state: a")
                 edited += 1
 
-    started = time.perf_counter()
+    clock = _CpuClock(cluster)
     async with anyio.create_task_group() as group:
         for number, token in enumerate(tokens):
             group.start_soon(editor, replicas[number % count], token)
-    return edited / (time.perf_counter() - started)
+    return clock.done(edited)
 
 
-def _print(same: list[float], across: list[float], rates: list[float]) -> None:
+def _print(same: list[float], across: list[float], rates: list[Load]) -> None:
     _print_across(
         "Replicas: a post wakes a waiting reader",
         ("post on the reader's replica", "post on another replica (Redis)"),
@@ -234,7 +287,7 @@ def _print(same: list[float], across: list[float], rates: list[float]) -> None:
     )
 
 
-def _print_edits(same: list[float], across: list[float], rates: list[float]) -> None:
+def _print_edits(same: list[float], across: list[float], rates: list[Load]) -> None:
     _print_across(
         "Replicas: an agent's edit reaches an editor on replica 1",
         ("edit through the editor's replica", "edit through another replica (Redis)"),
@@ -263,16 +316,19 @@ def _print_across(
     )  # fmt: skip
 
 
-def _print_scaling(what: str, unit: str, rates: list[float]) -> None:
+def _print_scaling(what: str, unit: str, loads: list[Load]) -> None:
     rows = []
-    for count, rate in enumerate(rates, start=1):
-        scale = rate / rates[0]
+    for count, load in enumerate(loads, start=1):
+        scale = load.rate / loads[0].rate
         target = f"≥ {THROUGHPUT_TARGET:.1f}x" if count == 2 else ""
         met = ("yes" if scale >= THROUGHPUT_TARGET else "no") if count == 2 else ""
-        rows.append([str(count), f"{rate:.0f}", f"{scale:.2f}x", target, met])
+        rows.append(
+            [str(count), f"{load.rate:.0f}", f"{scale:.2f}x", f"{load.cpu_ms:.1f}",
+             f"{load.busy:.0%}", target, met]
+        )  # fmt: skip
     print_table(
         f"Replicas: {what} ({os.cpu_count()} cores shared by every process)",
-        ["replicas", unit, "vs one", "target", "met"],
+        ["replicas", unit, "vs one", "replica CPU ms each", "machine busy", "target", "met"],
         rows,
     )
 

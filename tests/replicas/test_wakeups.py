@@ -172,6 +172,30 @@ async def test_an_approval_wait_wakes_when_the_decision_goes_through_another_rep
         assert twice.status_code == 409, twice.text
 
 
+async def test_an_approval_acknowledged_by_a_replica_killed_at_once_still_wakes_the_waiter(
+    cluster: Cluster,
+) -> None:
+    token = await cluster.account("alice")
+    first, second = cluster.replicas
+    async with first.client(token) as agent, browser_session(second.url, "alice") as browser:
+        asked = await agent.post("/api/approvals", json=APPROVAL)
+        assert asked.status_code == 200, asked.text
+        approval = asked.json()
+        ident = approval["approvalId"]
+        decision = {"input_hash": approval["inputHash"], "behavior": "deny", "message": "No."}
+
+        async def decide_and_die() -> None:
+            done = await browser.post(f"/api/approvals/{ident}/decision", json=decision)
+            assert done.status_code == 200, done.text
+            cluster.kill(second)  # the moment the decision is acknowledged
+
+        path = f"/api/approvals/{ident}/wait"
+        woken = await _woken(lambda: agent.get(path, params={"wait_ms": 60_000}), decide_and_die)
+    assert woken.answer.status_code == 200, woken.answer.text
+    assert woken.answer.json()["status"] == "decided", woken.answer.text
+    assert woken.after_s < PUSHED_WITHIN_S
+
+
 async def test_the_load_balancer_passes_the_public_address_and_websockets(
     cluster: Cluster,
 ) -> None:
