@@ -359,3 +359,23 @@ async def test_a_persons_cursor_shows_to_editors_on_another_replica(cluster: Clu
             await sender.send(create_awareness_message(ada.encode_awareness_update([4242])))
             assert await next_cursors(watcher) == {4242: {"user": {"name": "Ada", "color": "#f00"}}}
         assert await next_cursors(watcher) == {4242: None}
+
+
+async def test_an_agent_reads_its_own_edit_through_any_replica_at_once(trio: Cluster) -> None:
+    """An edit acknowledged through one replica is in the text the next request reads through
+    another, however soon it comes: a replica reading a document catches up first, so this
+    holds even with Redis away (when the signal alone would take up to a second)."""
+    token = await trio.account("alice")
+    r1, r2, r3 = trio.replicas
+    await open_tasks(trio, r1, token)
+    async with r1.client(token) as one, r2.client(token) as two, r3.client(token) as three:
+        for reader in (one, three):  # both have the document open
+            assert (await reader.get("/api/documents/current")).status_code == 200
+        await trio.redis.stop()
+        for i in range(20):
+            find, replace = checked(i)
+            edited = await two.post("/api/documents/edit", json={"find": find, "replace": replace})
+            assert edited.status_code == 200, edited.text
+            reader = (one, three)[i % 2]
+            content = (await reader.get("/api/documents/current")).json()["content"]
+            assert replace in content, i

@@ -3,8 +3,8 @@ live document, binary frames as y-websocket speaks them.
 
 Owns the wire protocol and each connection's send queue. The document, its journal and who
 may connect are not its business (LiveDocuments and the auth middleware own them): a document
-the account may not read is unknown to ``restore``, and the updates of an account that may
-only read it are dropped (it receives every update, its own change nothing).
+the account may not read is unknown to ``LiveDocuments.editing``, and the updates of an
+account that may only read it are dropped (it receives every update, its own change nothing).
 """
 
 from __future__ import annotations
@@ -58,12 +58,14 @@ async def serve_document(websocket: WebSocket, documents: LiveDocuments) -> None
     leaves. An id naming no document (open now, or stored from before a restart), or one
     the account may not read, is closed with 4404."""
     doc_id = str(websocket.path_params.get("doc_id", ""))
-    live = await documents.restore(doc_id)
-    await websocket.accept()
-    if live is None:
-        await websocket.close(CLOSE_UNKNOWN, "No document has this id; open the document first.")
-        return
-    await _Connection(websocket, live, may_change=writable(live.path)).run()
+    async with documents.editing(doc_id) as live:
+        await websocket.accept()
+        if live is None:
+            await websocket.close(
+                CLOSE_UNKNOWN, "No document has this id; open the document first."
+            )
+            return
+        await _Connection(websocket, live, may_change=writable(live.path)).run()
 
 
 class _Connection:
@@ -84,7 +86,6 @@ class _Connection:
 
     async def run(self) -> None:
         live = self._live
-        live.connections += 1
         subscription = live.ydoc.observe(self._on_update)
         awareness_id = live.awareness.observe(self._on_awareness)
         try:
@@ -115,7 +116,6 @@ class _Connection:
                 await self._flush()
                 if not self._stopped:
                     await self._close_socket()
-            live.connections -= 1
 
     async def _receiver(self) -> None:
         while self._close is None:

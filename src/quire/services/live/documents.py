@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Iterable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Literal, Self
@@ -209,7 +209,11 @@ class LiveDocuments:
         when the request may not read it (as if there were none)."""
         live = self._documents.get(doc_id)
         if live is not None:
-            return live if readable(live.path) else None
+            if not readable(live.path):
+                return None
+            if self._sharing.shared:
+                await live.catch_up()  # the editor's first sync holds every stored edit
+            return live
         async with self._db.session() as session:
             stored = await buffers.buffer_path(session, doc_id)
         if stored is None or not readable(Path(stored)):
@@ -222,9 +226,27 @@ class LiveDocuments:
             logger.info("The buffer %s could not be reopened: %s", doc_id, exc)
             return None
 
+    @asynccontextmanager
+    async def editing(self, doc_id: str) -> AsyncIterator[LiveDocument | None]:
+        """``async with documents.editing(doc_id) as live``: the document (as ``restore``
+        finds it, None when there is none) with one more editor connected for the block. With
+        replicas it is caught up once the editor counts, so no edit stored meanwhile by
+        another replica misses the editor: it is either read here or pushed on."""
+        live = await self.restore(doc_id)
+        if live is None:
+            yield None
+            return
+        live.connections += 1
+        try:
+            if self._sharing.shared:
+                await live.catch_up()
+            yield live
+        finally:
+            live.connections -= 1
+
     async def text(self, doc_id: str) -> str:
         """The live text of ``doc_id``, unsaved edits included."""
-        return self._require(doc_id).text()
+        return (await self._current(doc_id)).text()
 
     def is_dirty(self, doc_id: str) -> bool:
         """Whether ``doc_id`` holds edits not yet saved to its file."""
@@ -255,7 +277,7 @@ class LiveDocuments:
         ``replace`` together are more than a request may carry. ``read``: the version the
         agent last read, which only decides the answer's version (see ``_agent_view``)."""
         edits.check_request_size(find, replace)
-        live = self._require(doc_id, write=True)
+        live = await self._current(doc_id, write=True)
         async with live.lock:
             current = live.text()
             result = edits.replace_unique(current, find, replace)
@@ -284,7 +306,7 @@ class LiveDocuments:
         """Preview a find/replace (see ``edits.preview_edit``) and remember it for an apply,
         with the version of the text previewed (given out: the base an apply checks)."""
         edits.check_request_size(find, replace)
-        live = self._require(doc_id)
+        live = await self._current(doc_id)
         version = live.version
         text = live.text()
         result = edits.preview_edit(
@@ -330,7 +352,7 @@ class LiveDocuments:
         is refused if ``find`` no longer occurs as often as it showed).
         """
         edits.check_request_size(find, replace)
-        live = self._require(doc_id, write=True)
+        live = await self._current(doc_id, write=True)
         base_text = None if base is None else await self._memory.text(doc_id, base)
         async with live.lock:
             remembered = None
@@ -470,7 +492,7 @@ class LiveDocuments:
         wanted (``quire.markdown.merge``). Without one the live text becomes ``content``.
         """
         edits.check_request_size(content)
-        live = self._require(doc_id, write=True)
+        live = await self._current(doc_id, write=True)
         base_text = None if base is None else await self._memory.text(doc_id, base)
         async with live.lock:
             current_text = live.text()
@@ -489,7 +511,7 @@ class LiveDocuments:
     async def read(self, doc_id: str) -> tuple[str, str]:
         """The live text of ``doc_id`` and its version, recorded as given out (a later rewrite
         may name it as its ``base``)."""
-        text = self._require(doc_id).text()
+        text = (await self._current(doc_id)).text()
         return text, await self._memory.give(doc_id, text)
 
     # A person's clicks
@@ -499,7 +521,7 @@ class LiveDocuments:
         like any edit; see ``quire.markdown.tasks.toggle_task``), after any edit already under
         way, as one change of that one character. Returns whether the text changed (false for
         a box already in that state); InvalidArgument when ``line`` holds no task."""
-        live = self._require(doc_id, write=True)
+        live = await self._current(doc_id, write=True)
         async with live.lock:
             current = live.text()
             new = tasks.toggle_task(current, line, checked)
@@ -517,7 +539,7 @@ class LiveDocuments:
 
         Refused (EditRefused) while the file conflicts with unsaved edits: resolve it first.
         """
-        live = self._require(doc_id, write=True)
+        live = await self._current(doc_id, write=True)
         async with live.lock:
             text = await self._save_checked(live)
         await self._saved(live.path, author, text)
@@ -527,7 +549,7 @@ class LiveDocuments:
         file as it is) or the file's (``disk``; the live text becomes it). Either is allowed
         without a conflict: ``disk`` then reloads the file. Every window is told the conflict
         ended."""
-        live = self._require(doc_id, write=True)
+        live = await self._current(doc_id, write=True)
         async with live.lock, live.turn():
             _, disk = await read_file(self._folders, live.path)
             if keep == "disk":
@@ -619,6 +641,15 @@ class LiveDocuments:
         if found.folder != live.folder:
             live.folder = found.folder
             await self._reload(live)
+
+    async def _current(self, doc_id: str, *, write: bool = False) -> LiveDocument:
+        """``_require``, caught up with every edit other replicas stored so far: what a request
+        reads or changes holds every write acknowledged before it, through any replica (the
+        announcement alone may come later, or not at all while Redis is away)."""
+        live = self._require(doc_id, write=write)
+        if self._sharing.shared:
+            await live.catch_up()
+        return live
 
     def _require(self, doc_id: str, *, write: bool = False) -> LiveDocument:
         """The open document ``doc_id`` for the request: NotOpen as for an unknown id when it
@@ -753,8 +784,10 @@ class LiveDocuments:
             live.awareness.observe(self._cursors.send_changes(live.doc_id, live.awareness))
 
     async def _catch_up(self, doc_id: str) -> None:
+        # Only editors need another replica's edits pushed: every request catches up itself
+        # (``_current``), so a document no one edits here costs nothing per remote edit.
         live = self._documents.get(doc_id)
-        if live is not None:
+        if live is not None and live.connections:
             await live.catch_up()
 
     async def _reload(self, live: LiveDocument) -> None:
