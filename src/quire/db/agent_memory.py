@@ -32,12 +32,14 @@ class StoredPreview:
 
 
 async def give_version(
-    session: AsyncSession, doc_id: str, version: str, text: str, *, now_ms: int, keep: int
+    session: AsyncSession, doc_id: str, version: str, text: str, *, now_ms: int, keep: int | None
 ) -> None:
     """Store ``text`` as given out under ``version`` (kept as it is when stored already), and
-    forget all but the ``keep`` newest versions of ``doc_id``."""
+    with ``keep`` forget all but the ``keep`` newest versions of ``doc_id``."""
     values = {"doc_id": doc_id, "version": version, "text": text, "given_at_ms": now_ms}
     await upsert(session, GivenVersion, values, keys=("doc_id", "version"), changed=())
+    if keep is None:
+        return
     newest = (
         select(GivenVersion.version)
         .where(GivenVersion.doc_id == doc_id)

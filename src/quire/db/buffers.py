@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import and_, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.db.models import Buffer, BufferUpdate
@@ -70,16 +70,24 @@ async def load_buffer(session: AsyncSession, doc_id: str) -> BufferRecord | None
 
 async def updates_after(session: AsyncSession, doc_id: str, after: int) -> BufferTail | None:
     """The updates of ``doc_id`` with ids above ``after``, with the buffer's state now; None
-    when the buffer is gone."""
-    row = await session.get(Buffer, doc_id, populate_existing=True)
-    if row is None:
+    when the buffer is gone. One query: replicas run it before every request on a document."""
+    newer = and_(BufferUpdate.doc_id == Buffer.doc_id, BufferUpdate.id > after)
+    result = await session.execute(
+        select(Buffer.base_hash, Buffer.dirty, BufferUpdate.id, BufferUpdate.update)
+        .select_from(Buffer)
+        .outerjoin(BufferUpdate, newer)
+        .where(Buffer.doc_id == doc_id)
+        .order_by(BufferUpdate.id)
+    )
+    rows = result.all()
+    if not rows:
         return None
-    ids, updates = await _updates(session, doc_id, after=after)
+    stored = [(row[2], bytes(row[3])) for row in rows if row[2] is not None]
     return BufferTail(
-        base_hash=row.base_hash,
-        dirty=row.dirty,
-        updates=updates,
-        last_id=ids[-1] if ids else after,
+        base_hash=rows[0][0],
+        dirty=rows[0][1],
+        updates=tuple(update for _, update in stored),
+        last_id=stored[-1][0] if stored else after,
     )
 
 

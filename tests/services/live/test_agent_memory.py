@@ -6,10 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlalchemy import func, select
 
 from quire.core.errors import EditRefused, InvalidArgument
 from quire.db.engine import Database
-from quire.services.live.agent_memory import AgentMemory
+from quire.db.models import GivenVersion
+from quire.services.live.agent_memory import TRIM_EVERY, AgentMemory
+from quire.services.live.versions import PER_DOCUMENT
 
 pytestmark = pytest.mark.anyio
 
@@ -63,3 +66,16 @@ async def test_a_server_alone_keeps_what_it_gave_to_itself(database: Database) -
     edit_id = await remembered(one)
     with pytest.raises(EditRefused, match="Unknown or stale editId"):
         await other.check(edit_id, doc_id="plan", path=PLAN, find="old", replace="new")
+
+
+async def test_the_versions_a_replica_stores_stay_bounded_per_document(database: Database) -> None:
+    one, _ = pair(database, shared=True)
+    for number in range(5 * TRIM_EVERY):
+        await one.give("plan", f"text {number}\n")
+    async with database.session() as session:
+        kept = await session.scalar(select(func.count()).select_from(GivenVersion))
+    assert kept is not None and PER_DOCUMENT <= kept <= PER_DOCUMENT + TRIM_EVERY
+    newest = await one.give("plan", f"text {5 * TRIM_EVERY - 1}\n")
+    assert (
+        await pair(database, shared=True)[1].text("plan", newest) == f"text {5 * TRIM_EVERY - 1}\n"
+    )

@@ -12,12 +12,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 from quire.db import agent_memory
 from quire.db.agent_memory import StoredPreview
 from quire.db.engine import Database
 from quire.services.live.previews import MAX_REMEMBERED, EditPreviews, RememberedPreview
 from quire.services.live.versions import PER_DOCUMENT, ContentVersions, version_of
+
+TRIM_EVERY: Final = 8
+"""One stored version in this many forgets the older versions of its document (a delete per
+version stored would double its cost); a document keeps at most about this many more."""
 
 
 class AgentMemory:
@@ -32,15 +37,18 @@ class AgentMemory:
         """The texts given out, as this server knows them."""
         self.previews = EditPreviews()
         """The previews, as this server knows them."""
+        self._stored = 0
 
     async def give(self, doc_id: str, text: str) -> str:
         """Record ``text`` as given out for ``doc_id``; its version."""
         new = self._shared and self.versions.known(doc_id, version_of(text)) is None
         version = self.versions.give(doc_id, text)
         if new:
+            self._stored += 1
+            keep = PER_DOCUMENT if self._stored % TRIM_EVERY == 0 else None
             async with self._database.session() as session, session.begin():
                 await agent_memory.give_version(
-                    session, doc_id, version, text, now_ms=self._clock(), keep=PER_DOCUMENT
+                    session, doc_id, version, text, now_ms=self._clock(), keep=keep
                 )
         return version
 
