@@ -143,19 +143,24 @@ APPROVAL = {
 }
 
 
+async def _ask(agent: httpx.AsyncClient) -> tuple[str, str]:
+    """Ask for an approval; its id and input hash."""
+    asked = await agent.post("/api/approvals", json=APPROVAL)
+    assert asked.status_code == 200, asked.text
+    approval = asked.json()
+    return approval["approvalId"], approval["inputHash"]
+
+
 async def test_an_approval_wait_wakes_when_the_decision_goes_through_another_replica(
     cluster: Cluster,
 ) -> None:
     token = await cluster.account("alice")
     first, second = cluster.replicas
     async with first.client(token) as agent, browser_session(second.url, "alice") as browser:
-        asked = await agent.post("/api/approvals", json=APPROVAL)
-        assert asked.status_code == 200, asked.text
-        approval = asked.json()
-        ident = approval["approvalId"]
+        ident, input_hash = await _ask(agent)
         # The card is listed through the other replica at once.
         assert ident in (await browser.get("/api/approvals")).text
-        decision = {"input_hash": approval["inputHash"], "behavior": "allow"}
+        decision = {"input_hash": input_hash, "behavior": "allow"}
 
         async def decide() -> None:
             done = await browser.post(f"/api/approvals/{ident}/decision", json=decision)
@@ -178,11 +183,8 @@ async def test_an_approval_acknowledged_by_a_replica_killed_at_once_still_wakes_
     token = await cluster.account("alice")
     first, second = cluster.replicas
     async with first.client(token) as agent, browser_session(second.url, "alice") as browser:
-        asked = await agent.post("/api/approvals", json=APPROVAL)
-        assert asked.status_code == 200, asked.text
-        approval = asked.json()
-        ident = approval["approvalId"]
-        decision = {"input_hash": approval["inputHash"], "behavior": "deny", "message": "No."}
+        ident, input_hash = await _ask(agent)
+        decision = {"input_hash": input_hash, "behavior": "deny", "message": "No."}
 
         async def decide_and_die() -> None:
             done = await browser.post(f"/api/approvals/{ident}/decision", json=decision)

@@ -59,55 +59,42 @@ async def load_document(
     builds its document from the buffer this one stored.
     """
     async with sharing.held(doc_id):
-        return await _load_held(db, writer, doc_id, path, folders, clock=clock, sharing=sharing)
-
-
-async def _load_held(
-    db: Database,
-    writer: JournalWriter,
-    doc_id: str,
-    path: Path,
-    folders: AllowedFolders,
-    *,
-    clock: Callable[[], int],
-    sharing: DocumentSharing,
-) -> LiveDocument:
-    found, disk = await read_file(folders, path)
-    async with db.session() as session:
-        record = await buffers.load_buffer(session, doc_id)
-    ydoc: Doc[Text] = Doc()
-    if record is not None and record.updates:
-        try:
-            ydoc.apply_update(merge_updates(*record.updates))
-        except Exception as exc:
-            logger.error(
-                "The stored buffer of '%s' is unreadable (%s); loading the file.", path, exc
-            )
-            ydoc, record = Doc(), None
-    journal = BufferJournal(
-        db,
-        writer,
-        doc_id,
-        str(path),
-        base_hash=record.base_hash if record else text_hash(disk),
-        dirty=record.dirty if record else False,
-        clock=clock,
-        sharing=sharing,
-        last_id=record.last_id if record else 0,
-    )
-    live = LiveDocument(doc_id, path, ydoc, journal, folder=found.folder)
-    mine = live.text()
-    on_disk = text_hash(disk)
-    async with journal.lock:
-        if record is None or not record.updates:
-            await adopt_file_text(live, disk)
-        elif record.dirty and mine != disk:
-            # Unsaved edits survive a restart; a file changed meanwhile conflicts with them.
-            if record.base_hash != on_disk:
-                live.conflict = disk
-        elif mine != disk or record.base_hash != on_disk or record.dirty:
-            await adopt_file_text(live, disk)
-    return live
+        found, disk = await read_file(folders, path)
+        async with db.session() as session:
+            record = await buffers.load_buffer(session, doc_id)
+        ydoc: Doc[Text] = Doc()
+        if record is not None and record.updates:
+            try:
+                ydoc.apply_update(merge_updates(*record.updates))
+            except Exception as exc:
+                logger.error(
+                    "The stored buffer of '%s' is unreadable (%s); loading the file.", path, exc
+                )
+                ydoc, record = Doc(), None
+        journal = BufferJournal(
+            db,
+            writer,
+            doc_id,
+            str(path),
+            base_hash=record.base_hash if record else text_hash(disk),
+            dirty=record.dirty if record else False,
+            clock=clock,
+            sharing=sharing,
+            last_id=record.last_id if record else 0,
+        )
+        live = LiveDocument(doc_id, path, ydoc, journal, folder=found.folder)
+        mine = live.text()
+        on_disk = text_hash(disk)
+        async with journal.lock:
+            if record is None or not record.updates:
+                await adopt_file_text(live, disk)
+            elif record.dirty and mine != disk:
+                # Unsaved edits survive a restart; a file changed meanwhile conflicts with them.
+                if record.base_hash != on_disk:
+                    live.conflict = disk
+            elif mine != disk or record.base_hash != on_disk or record.dirty:
+                await adopt_file_text(live, disk)
+        return live
 
 
 async def adopt_file_text(live: LiveDocument, disk: str, *, unless_typed: bool = False) -> bool:
