@@ -131,6 +131,28 @@ async def test_a_removed_grant_closes_an_open_sync_socket(tmp_path: Path) -> Non
             assert await close_code(joined) == 4403
 
 
+async def test_a_reader_given_write_access_reconnects_and_then_may_type(tmp_path: Path) -> None:
+    """The socket holds what it may do from its start: a grant that makes its reader a
+    writer ends it with 1013 (reconnect), and the socket opened again takes typing."""
+    async with served(tmp_path) as (world, url):
+        alice = await world.account("alice", grants=[("team", "open", "read")])
+        plan = world.workspace / "open/plan.md"
+        opened = await alice.api.post("/api/documents/open", json={"path": str(plan)})
+        doc_id = opened.json()["docId"]
+        live = world.services.documents.get(doc_id)
+        assert live is not None
+        address = f"{url}/ws/documents/{doc_id}"
+        async with socket(address, alice) as joined:
+            await synced(joined)
+            await world.team.grants.grant("alice", "team", "open", access="write")
+            assert await world.app.state.connections.recheck() >= 1
+            assert await close_code(joined) == 1013
+        async with socket(address, alice) as again:
+            mine = await synced(again)
+            await type_into(again, mine, "alice may write now ")
+        assert live.text() == "alice may write now # Plan\n\nShip it.\n"
+
+
 async def frames(connection: ClientConnection, count: int) -> list[dict[str, object]]:
     found: list[dict[str, object]] = []
     with anyio.fail_after(10):

@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from quire.core.teams.grants import includes
 from quire.services.users.access import Access, GrantedAccess
 from quire.web.auth import WS_FORBIDDEN, WS_UNAUTHORIZED, Credential, SignedIn, TeamSignIn
 from quire.web.errors import error_response
 from quire.web.events import CLOSE_RECONNECT, EVENTS_PATH
+from quire.web.sync import SYNC_PATH
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +38,9 @@ another process ends them within this long."""
 EXPIRY_RECHECK_S = 30.0
 """How often open requests are signed in again with no change counted, for the times that
 end a credential (a token's expiry, a session's idle limit): those are given in days."""
+
+DOCUMENTS_PREFIX = SYNC_PATH.removesuffix("{doc_id}")
+"""Where the live documents' sockets are (``/ws/documents/``)."""
 
 ENDED = "Your access was taken away: sign in again, or ask a workspace admin."
 GREW = "Your access grew: reconnect and reload the window state."
@@ -51,8 +56,9 @@ class _Open:
     """Why it was stopped: ``signed-out``, ``access-changed`` or ``access-grew`` (None while
     it runs)."""
     reloads: bool = False
-    """A window's event stream (``/ws/events``): ended when the account's grants grow too, so
-    the window reconnects, reloads and shows what it was just granted."""
+    """A window's event stream (``/ws/events``) or a live document's socket: ended when the
+    account's grants grow too, so the window reconnects, reloads and shows what it was just
+    granted, and an editor that could only read a document may change it once it is back."""
 
 
 @dataclass
@@ -72,7 +78,7 @@ class OpenConnections:
         """Serve the request, stopping it if its credential or access is taken away."""
         assert signed.credential is not None
         started = closed = False
-        reloads = scope["type"] == "websocket" and scope.get("path") == EVENTS_PATH
+        reloads = scope["type"] == "websocket" and _reconnects(str(scope.get("path", "")))
         item = _Open(signed, anyio.CancelScope(), reloads=reloads)
 
         async def watched_send(message: Message) -> None:
@@ -191,13 +197,14 @@ def _grew(before: Access, now: Access) -> bool:
 
 def _keeps(before: Access, now: Access) -> bool:
     """Whether ``now`` still gives everything ``before`` gave (grants only add access, so
-    keeping every grant keeps every path; a new grant ends nothing). A private chat newly
+    keeping what every grant gave keeps every path; a new grant, or read made write, ends
+    nothing). A private chat newly
     hidden takes access away when the account was on it (removed from its members) or when
     it was made private after it was created (it was open to the account); a chat created
     private by someone else ends nothing, since the account never had it."""
     if not isinstance(before, GrantedAccess) or not isinstance(now, GrantedAccess):
         return before == now
-    if not set(before.grants) <= set(now.grants):
+    if not all(includes(now.grants, grant) for grant in before.grants):
         return False
     newly_hidden = now.hidden - before.hidden
     return all(chat not in before.joined and chat in now.born_private for chat in newly_hidden)
@@ -216,6 +223,12 @@ async def _answer_ended(scope: Scope, send: Send, reason: str, *, started: bool)
             await error_response(status, title, ENDED)(scope, _no_body, send)
     except Exception:  # the client went away meanwhile
         logger.debug("Could not tell a client its access ended", exc_info=True)
+
+
+def _reconnects(path: str) -> bool:
+    """Whether the socket at ``path`` holds what it may do from its start (the grants it
+    opened with), so it must reconnect to take grants given since."""
+    return path == EVENTS_PATH or path.startswith(DOCUMENTS_PREFIX)
 
 
 def _close_message(reason: str) -> Message:

@@ -15,6 +15,7 @@ from quire.core.teams.grants import (
     check_access,
     check_prefix,
     check_workspace,
+    includes,
     leads_to,
     split_path,
 )
@@ -165,3 +166,25 @@ def test_split_path_refuses_every_control_and_format_character_and_only_those(co
     char = chr(code)
     refused = unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") or char == "\\"
     assert (split_path(f"notes/a{char}b.md") is None) == refused
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ([Grant("team", ("notes",), "read")], True),
+        ([Grant("team", ("notes",), "write")], True),  # read made write
+        ([Grant("team", (), "read")], True),  # the whole workspace
+        ([Grant("team", ("notes", "a.md"), "write")], False),  # only part of it
+        ([Grant("team", ("notes-old",), "write")], False),
+        ([Grant("other", ("notes",), "write")], False),
+        ([], False),
+    ],
+)
+def test_grants_include_a_grant_only_when_one_covers_all_it_gave(
+    given: list[Grant], expected: bool
+) -> None:
+    assert includes(given, Grant("team", ("notes",), "read")) is expected
+
+
+def test_read_does_not_include_write() -> None:
+    assert not includes([Grant("team", (), "read")], Grant("team", ("notes",), "write"))

@@ -120,6 +120,17 @@ def allows(grants: Iterable[Grant], workspace: str, path: str, access: Access) -
     return given == "write" or (given == "read" and access == "read")
 
 
+def includes(grants: Iterable[Grant], grant: Grant) -> bool:
+    """Whether ``grants`` give at least what ``grant`` gives, everywhere it gives it: one of
+    them covers its prefix with as much access (write includes read). Paths below a prefix
+    have no end, so only a grant covering the prefix itself covers them all."""
+    return any(
+        covers(given, grant.workspace, grant.prefix)
+        and (given.access == "write" or given.access == grant.access)
+        for given in grants
+    )
+
+
 def leads_to(grants: Iterable[Grant], workspace: str, path: str) -> bool:
     """Whether ``path`` is a folder above some grant's prefix, so a listing may show it (its
     name only) as the way to what is granted below it."""
