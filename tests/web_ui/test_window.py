@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.web_ui.support import screenshot
+from tests.web_ui.support import eventually, screenshot
 
 pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright for Python")
 
@@ -42,9 +42,12 @@ def test_present_mode_hides_the_chrome_and_escape_leaves_it(page: Page, server: 
     screenshot(page, "09-present-mode")
     page.keyboard.press("Escape")
     expect_chrome(page, shown=True)
+    # The window tells the server after it has shown the chrome again.
     with server.agent() as agent:
-        state = agent.get("/api/window").json()
-    assert state["present"] is False
+        eventually(
+            lambda: agent.get("/api/window").json()["present"] is False,
+            "the server to hear that present mode ended",
+        )
 
 
 def test_an_agent_presenting_a_document_shows_it_in_present_mode(
