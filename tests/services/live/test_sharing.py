@@ -11,7 +11,8 @@ import anyio
 import pytest
 from pycrdt import Awareness, Doc
 
-from quire.services.live.sharing import CURSORS, FROM_REPLICA, CatchUps, RemoteCursors
+from quire.services.live.cursors import CURSORS, FROM_REPLICA, RemoteCursors
+from quire.services.live.sharing import CatchUps
 from quire.services.replicas.fanout import FanoutState, Listener
 
 pytestmark = pytest.mark.anyio

@@ -89,21 +89,11 @@ class AgentMemory:
             match_count=match_count,
             base=base,
         )
-        if self._shared:
-            preview = StoredPreview(
-                edit_id=edit_id,
-                doc_id=doc_id,
-                path=str(path),
-                find=find,
-                replace=replace,
-                version=version,
-                match_count=match_count,
-                base=base,
-                applied=False,
-            )
+        remembered = self.previews.get(edit_id)
+        if self._shared and remembered is not None:
             async with self._database.session() as session, session.begin():
                 await agent_memory.remember_preview(
-                    session, preview, now_ms=self._clock(), keep=MAX_REMEMBERED
+                    session, _stored(remembered), now_ms=self._clock(), keep=MAX_REMEMBERED
                 )
         return edit_id
 
@@ -125,6 +115,11 @@ class AgentMemory:
         if self._shared:
             async with self._database.session() as session, session.begin():
                 await agent_memory.mark_preview_applied(session, edit_id)
+
+
+def _stored(remembered: RememberedPreview) -> StoredPreview:
+    fields = dataclasses.asdict(remembered)
+    return StoredPreview(**{**fields, "path": str(remembered.path)})
 
 
 def _remembered(stored: StoredPreview) -> RememberedPreview:

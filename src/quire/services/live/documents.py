@@ -35,6 +35,7 @@ from quire.services.chat.privacy import check_chat_edit
 from quire.services.document_access import readable, require_writable
 from quire.services.events import EventBus
 from quire.services.live.agent_memory import AgentMemory
+from quire.services.live.cursors import RemoteCursors
 from quire.services.live.document import LiveDocument, Origin
 from quire.services.live.events import (
     conflict_event,
@@ -50,7 +51,7 @@ from quire.services.live.files import (
 )
 from quire.services.live.journal import text_hash
 from quire.services.live.outcomes import ContentSet, EditOutcome, PreviewedEdit
-from quire.services.live.sharing import DocumentSharing, RemoteCursors
+from quire.services.live.sharing import DocumentSharing
 from quire.services.live.text_changes import TextChange, changed_text, replacement_changes
 from quire.services.live.writer import JournalWriter
 from quire.services.replicas.fanout import Fanout
@@ -207,13 +208,16 @@ class LiveDocuments:
         """The open document ``doc_id``, reopening the file of its stored buffer if needed (an
         editor reconnecting after a restart); None when there is no such buffer or file, or
         when the request may not read it (as if there were none)."""
+        live = await self._reopened(doc_id)
+        if live is not None and self._sharing.shared:
+            await live.catch_up()  # what is read holds every edit stored so far
+        return live
+
+    async def _reopened(self, doc_id: str) -> LiveDocument | None:
+        """``restore`` without catching up."""
         live = self._documents.get(doc_id)
         if live is not None:
-            if not readable(live.path):
-                return None
-            if self._sharing.shared:
-                await live.catch_up()  # the editor's first sync holds every stored edit
-            return live
+            return live if readable(live.path) else None
         async with self._db.session() as session:
             stored = await buffers.buffer_path(session, doc_id)
         if stored is None or not readable(Path(stored)):
@@ -232,7 +236,7 @@ class LiveDocuments:
         finds it, None when there is none) with one more editor connected for the block. With
         replicas it is caught up once the editor counts, so no edit stored meanwhile by
         another replica misses the editor: it is either read here or pushed on."""
-        live = await self.restore(doc_id)
+        live = await self._reopened(doc_id)
         if live is None:
             yield None
             return
@@ -539,7 +543,7 @@ class LiveDocuments:
 
         Refused (EditRefused) while the file conflicts with unsaved edits: resolve it first.
         """
-        live = await self._current(doc_id, write=True)
+        live = self._require(doc_id, write=True)  # the save's turn catches it up
         async with live.lock:
             text = await self._save_checked(live)
         await self._saved(live.path, author, text)
@@ -549,7 +553,7 @@ class LiveDocuments:
         file as it is) or the file's (``disk``; the live text becomes it). Either is allowed
         without a conflict: ``disk`` then reloads the file. Every window is told the conflict
         ended."""
-        live = await self._current(doc_id, write=True)
+        live = self._require(doc_id, write=True)  # the turn catches it up
         async with live.lock, live.turn():
             _, disk = await read_file(self._folders, live.path)
             if keep == "disk":
