@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from quire.cli.main import cli
+from quire.client.servers import SavedServer, save_server
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,17 @@ def test_check_prints_what_the_policy_decides_for_a_sample(
     code, out, _ = box.run("approval", "check", "--input", sample)
     assert code == 0
     assert decided in out
+
+
+def test_check_names_where_an_alias_server_sends_or_why_it_cannot(box: Box) -> None:
+    box.policy.write_text("SERVER=@team\nTOOLS=Bash\n", encoding="utf-8")
+    code, unsaved, _ = box.run("approval", "check")
+    save_server(box.home / ".quire", SavedServer("team", "https://notes.example.com", "s" * 40))
+    code_saved, saved, _ = box.run("approval", "check")
+    assert code == code_saved == 0
+    assert "quire login @team URL" in unsaved and "the hooks send nothing" in unsaved
+    assert "the hooks send to https://notes.example.com" in saved
+    assert "s" * 40 not in saved and "cannot sign in" not in saved
 
 
 def test_check_without_a_policy_says_so(box: Box) -> None:

@@ -11,14 +11,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
+from quire.cli import chat_keepalive
 from quire.cli.chat_keepalive import MAX_PAYLOAD_BYTES, block, keepalive_answer, read_payload
 from quire.client.api import QuireApi
 from quire.client.approvals import ApprovalsApi
 from quire.client.chats import ChatApi
 from quire.client.connection import ServerLink
+from quire.client.servers import RemoteAddress, parse_address
+from quire.client.session_server import Linker
 from quire.core.chat import STOPS_TO_RELEASE
 from quire.core.server_info import ServerInfo
 from quire.services.app import open_services
@@ -49,6 +53,7 @@ class World:
     hook_clock: FakeClock
     tmp: Path
     api: QuireApi
+    transport: httpx.AsyncBaseTransport
 
     async def hook(self, payload: Any, **environ: str) -> str:
         return await self.hook_on(payload, "", **environ)
@@ -102,7 +107,9 @@ async def world(
         chats = ChatApi(api)
         await chats.create(str(chat), "Team")
         try:
-            yield World(chat, state, chats, link, server_clock, FakeClock(), tmp_path, api)
+            yield World(
+                chat, state, chats, link, server_clock, FakeClock(), tmp_path, api, transport
+            )
         finally:
             await api.aclose()
             await link.aclose()
@@ -333,3 +340,169 @@ async def test_the_installed_hook_answers_on_stdout_and_exits_0(tmp_path: Path) 
     )
     assert (garbage.code, garbage.stdout) == (0, "")
     assert (off.code, off.stdout) == (0, "")
+
+
+# The session chats on a signed-in server: the app in process stands for @team, reached through
+# a linker as `alias_link` would link it; this machine runs no server of its own.
+REMOTE_CHAT = "@team/ws/Chats/team.md"
+REMOTE_WAIT = f"quire chat wait {REMOTE_CHAT} --as bot"
+
+
+def linked_to(transport: httpx.AsyncBaseTransport, linked: list[str]) -> Linker:
+    """A linker that reaches the server over ``transport`` and notes each address linked."""
+
+    def link(state: Path, raw: str, argument: str) -> tuple[ServerLink, RemoteAddress]:
+        linked.append(raw)
+        info = ServerInfo(url=URL, token=TOKEN, pid=0)
+        remote = ServerLink(state=state, fixed=info, transport=transport, remote=True)
+        return remote, parse_address(raw, argument)
+
+    return link
+
+
+async def remote_hook(
+    w: World, payload: dict[str, Any], linker: Linker, reports: list[str] | None = None
+) -> str:
+    """The hook's answer on a machine whose own server is not running."""
+    local = ServerLink(state=w.state)
+    try:
+        answer = await keepalive_answer(
+            json.dumps(payload).encode(),
+            environ={},
+            link=local,
+            clock=w.hook_clock,
+            report=(reports if reports is not None else []).append,
+            linker=linker,
+        )
+    finally:
+        await local.aclose()
+    return "" if answer is None else answer
+
+
+async def test_a_remote_chat_is_answered_from_that_server_s_record(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        await waited(w)
+        linked: list[str] = []
+        payload = {"session_id": SESSION, "transcript_path": w.transcript(REMOTE_WAIT)}
+        waiting = await remote_hook(w, payload, linked_to(w.transport, linked))
+        await w.chats.leave(str(w.chat), "bot", session=SESSION)
+        left = await remote_hook(w, payload, linked_to(w.transport, linked))
+    # The server's record wins: its exact wait, then its leave, though the transcript waits.
+    assert (waiting, left) == (BLOCK, "")
+    assert linked == [REMOTE_CHAT, REMOTE_CHAT]
+
+
+async def test_a_remote_session_s_stops_are_counted_on_that_server(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        await waited(w)
+        linker = linked_to(w.transport, [])
+        payload = {
+            "session_id": SESSION,
+            "transcript_path": w.transcript(REMOTE_WAIT),
+            "stop_hook_active": True,
+        }
+        answers = [await remote_hook(w, payload, linker) for _ in range(STOPS_TO_RELEASE)]
+        w.hook_clock.advance(600_000)  # the local count could not release it: the server's does
+        answers.append(await remote_hook(w, payload, linker))
+    assert answers == [BLOCK, BLOCK, "", ""]
+    assert not (w.state / "keepalive").exists()
+
+
+async def test_a_local_chat_never_links_a_signed_in_server(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        await waited(w)
+        linked: list[str] = []
+        payload = {"session_id": SESSION, "transcript_path": w.transcript(TRANSCRIPT_WAIT)}
+        answer = await remote_hook(w, payload, linked_to(w.transport, linked))
+    assert (answer, linked) == (FROM_TRANSCRIPT, [])
+
+
+async def test_an_alias_not_signed_in_is_not_asked_of_the_local_server(tmp_path: Path) -> None:
+    # The local server knows the session waiting in its own chat; the transcript says the
+    # session went on to @gone and left it there: that is the chat that counts.
+    async with world(tmp_path) as w:
+        await waited(w)
+        gone = "@gone/ws/Chats/team.md"
+        transcript = w.transcript(f"quire chat wait {gone}", f"quire chat leave {gone}")
+        reports: list[str] = []
+        answer = await keepalive_answer(
+            json.dumps({"session_id": SESSION, "transcript_path": transcript}).encode(),
+            environ={},
+            link=w.link,
+            clock=w.hook_clock,
+            report=reports.append,
+        )
+    assert answer is None
+    assert len(reports) == 1 and "`quire login @gone URL`" in reports[0]
+
+
+def refusing(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(401, json={"error": {"code": "token_refused", "message": "no"}})
+
+
+async def hanging(request: httpx.Request) -> httpx.Response:
+    await anyio.sleep_forever()
+    raise AssertionError("unreachable")
+
+
+async def test_a_remote_that_refuses_the_token_leaves_it_to_the_transcript_and_local_count(
+    tmp_path: Path,
+) -> None:
+    async with world(tmp_path) as w:
+        linker = linked_to(httpx.MockTransport(refusing), [])
+        payload = {"session_id": SESSION, "transcript_path": w.transcript(REMOTE_WAIT)}
+        reports: list[str] = []
+        answers = []
+        for _ in range(STOPS_TO_RELEASE):
+            answers.append(await remote_hook(w, payload, linker, reports))
+            w.hook_clock.advance(10_000)
+    assert answers == [block(REMOTE_WAIT), block(REMOTE_WAIT), ""]
+    assert (w.state / "keepalive").is_dir()
+    assert "(HTTP 401)" in reports[0] and "Decided from the session transcript" in reports[0]
+    assert all(TOKEN not in report for report in reports)
+
+
+async def test_a_remote_that_never_answers_is_given_up_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(chat_keepalive, "SERVER_SECONDS", 0.2)
+    async with world(tmp_path) as w:
+        linker = linked_to(httpx.MockTransport(hanging), [])
+        payload = {"session_id": SESSION, "transcript_path": w.transcript(REMOTE_WAIT)}
+        reports: list[str] = []
+        with anyio.fail_after(10):
+            answer = await remote_hook(w, payload, linker, reports)
+    assert answer == block(REMOTE_WAIT)
+    assert reports == [
+        f"@team ({URL}) did not answer within 0.2 s. Decided from the session transcript instead."
+    ]
+
+
+class StopsHang(httpx.AsyncBaseTransport):
+    """The server in process, except that recording a stop never answers."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/chats/session/stop":
+            await anyio.sleep_forever()
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_stop_the_remote_never_counts_is_counted_here_within_the_same_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(chat_keepalive, "SERVER_SECONDS", 0.5)
+    async with world(tmp_path) as w:
+        await waited(w)
+        linker = linked_to(StopsHang(w.transport), [])
+        payload = {"session_id": SESSION, "transcript_path": w.transcript(REMOTE_WAIT)}
+        reports: list[str] = []
+        with anyio.fail_after(10):
+            answer = await remote_hook(w, payload, linker, reports)
+    assert answer == BLOCK  # the server's record still decides what to run
+    assert reports == [
+        f"@team ({URL}) did not answer within 0.5 s. Counted this stop on this machine instead."
+    ]
+    assert (w.state / "keepalive").is_dir()

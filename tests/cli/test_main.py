@@ -36,6 +36,20 @@ def test_the_hook_starts_without_importing_the_server_or_the_database() -> None:
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_quire_mcp_starts_without_the_markdown_parser_the_schema_checker_or_the_server() -> None:
+    # What `quire mcp` imports before it answers `initialize`: the parser, jsonschema and the
+    # disk grep load with the first call that needs them (issue 15's spawn → initialize).
+    code = (
+        "import sys; from quire.cli.main import cli; import quire.cli.mcp; "
+        "print(sorted(m for m in ('markdown_it', 'jsonschema', 'quire.search.grep', "
+        "'quire.web.app', 'sqlalchemy') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_python_dash_m_quire_is_the_same_command_line() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "quire", "--version"],

@@ -6,6 +6,7 @@ import pty
 import selectors
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -304,3 +305,24 @@ def test_only_allowed_refuses_the_working_folder_until_a_folder_is_allowed(
         str(workspace),
     )
     assert by_id(allowed)[2]["result"].get("isError") is not True
+
+
+def test_answers_written_to_a_file_instead_of_a_pipe_all_arrive(tmp_path: Path) -> None:
+    """stdout redirected to a file: the answers go through blocking writes, not the loop's."""
+    answers = tmp_path / "answers.jsonl"
+    with answers.open("wb") as out:
+        process = subprocess.Popen(
+            COMMAND, stdin=subprocess.PIPE, stdout=out, env=environment(tmp_path), cwd=tmp_path
+        )
+        assert process.stdin is not None
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        lines = [initialize(), INITIALIZED, ping]
+        process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+        process.stdin.flush()
+        deadline = time.monotonic() + 60
+        while answers.read_bytes().count(b"\n") < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.communicate(timeout=60)
+    replies = by_id([json.loads(line) for line in answers.read_bytes().splitlines()])
+    assert replies[1]["result"]["protocolVersion"] == "2025-06-18"
+    assert replies[2]["result"] == {}

@@ -81,14 +81,14 @@ async def _first_line(process: Process) -> str:
 
 
 @asynccontextmanager
-async def running_server(tmp_path: Path) -> AsyncIterator[Running]:
+async def running_server(tmp_path: Path, *extra: str) -> AsyncIterator[Running]:
     state = tmp_path / "state"
     workspace = tmp_path / "workspace"
     workspace.mkdir(exist_ok=True)
     stderr = tmp_path / "stderr.log"
     with stderr.open("wb") as errors:
         process = await anyio.open_process(
-            _command(state, workspace),
+            _command(state, workspace, *extra),
             stdout=subprocess.PIPE,
             stderr=errors,
             env=_environment(state),
@@ -117,7 +117,7 @@ async def _stop(running: Running, sig: signal.Signals) -> int:
 async def test_a_real_server_starts_answers_and_stops_cleanly(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
-    async with running_server(tmp_path) as running:
+    async with running_server(tmp_path, "--log-requests") as running:
         server_json = running.state / "server.json"
         assert stat.S_IMODE(server_json.stat().st_mode) == 0o600
         assert stat.S_IMODE(running.state.stat().st_mode) == 0o700
@@ -151,6 +151,17 @@ async def test_a_real_server_starts_answers_and_stops_cleanly(
         log = running.stderr.read_text(encoding="utf-8")
         assert running.token not in log
         assert "GET /?token=***" in log
+
+
+@pytest.mark.anyio
+async def test_requests_are_not_logged_unless_asked(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as running:
+        async with httpx.AsyncClient(base_url=running.url) as client:
+            assert (await client.get("/health")).status_code == 200
+        assert await _stop(running, signal.SIGTERM) == 0
+    log = running.stderr.read_text(encoding="utf-8")
+    assert "Quire stopped." in log
+    assert "/health" not in log
 
 
 @pytest.mark.anyio

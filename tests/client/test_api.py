@@ -137,6 +137,25 @@ async def test_a_server_that_does_not_answer_is_unreachable() -> None:
     await api.aclose()
 
 
+async def test_a_silent_server_of_another_machine_is_not_to_be_started_here() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused")
+
+    remote = ServerInfo(url="https://notes.example.com", token="t" * 64, pid=0)
+    local = make_api(handler)
+    other = make_api(handler, info=remote)
+    with pytest.raises(ServerUnreachable) as here:
+        await local.current()
+    with pytest.raises(ServerUnreachable) as there:
+        await other.current()
+    await local.aclose()
+    await other.aclose()
+    assert "pid 123" in here.value.message and "quire serve" in here.value.message
+    assert "https://notes.example.com" in there.value.message
+    assert "quire serve" not in there.value.message and "pid" not in there.value.message
+    assert "quire whoami @alias" in there.value.message
+
+
 async def test_a_server_that_answers_too_slowly_may_still_finish() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ReadTimeout("slow")

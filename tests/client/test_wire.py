@@ -56,6 +56,8 @@ class Reply:
 
     data: bytes
     close: bool = False
+    piece: int = 0
+    """Send ``data`` this many bytes at a time (0: at once)."""
 
 
 Respond = Callable[[Seen], Awaitable[Reply | None]]
@@ -107,7 +109,11 @@ async def scripted_server(respond: Respond) -> AsyncIterator[Scripted]:
                 reply = await respond(seen)
                 if reply is None:
                     return
-                await stream.send(reply.data)
+                step = reply.piece or len(reply.data) or 1
+                for start in range(0, len(reply.data), step):
+                    await stream.send(reply.data[start : start + step])
+                    if reply.piece:
+                        await anyio.sleep(0.001)
                 if reply.close:
                     return
 
@@ -468,3 +474,37 @@ async def test_the_httpx_wire_refuses_an_answer_over_the_limit() -> None:
     with pytest.raises(AnswerTooLarge):
         await wire.send("GET", "http://h/x", HEADERS, None, seconds=5, limit=10)
     await wire.aclose()
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("X-Quire-Agent", "bot\r\nX-Injected: 1")],
+        [("X-Quire-Agent", "bot\nX-Injected: 1")],
+        [("Bad Name", "x")],
+        [("X-Quire-Agent", "emoji ✓")],
+    ],
+    ids=["crlf", "lf", "space-in-name", "not-latin-1"],
+)
+async def test_a_header_that_would_break_the_request_is_refused_before_sending(
+    headers: list[tuple[str, str]],
+) -> None:
+    async with scripted_server(always(Reply(answer()))) as server, socket_wire() as wire:
+        with pytest.raises(WireBroken) as caught:
+            await wire.send("GET", server.url + "/x", headers, None, seconds=10, limit=LIMIT)
+        assert await get(wire, server.url + "/y") == (200, b'{"ok":true}')
+    assert caught.value.kind == "LocalProtocolError"
+    assert [seen.request_line for seen in server.seen] == ["GET /y HTTP/1.1"]
+
+
+@pytest.mark.parametrize("piece", [1, 500])
+async def test_an_answer_in_small_pieces_is_read_whole(piece: int) -> None:
+    body = b'{"text":"' + b"z" * 400 + b'"}'
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n"
+    async with (
+        scripted_server(always(Reply(interim + answer(body), piece=piece))) as server,
+        socket_wire() as wire,
+    ):
+        assert await get(wire, server.url + "/x") == (200, body)
+        assert await get(wire, server.url + "/x") == (200, body)
+    assert server.connections == 1

@@ -19,6 +19,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from quire.api.exports import ExportJob
 from quire.services.export import ExportService
 
 REFERENCE = Path(__file__).with_name("reference-page1.png")
@@ -68,7 +69,7 @@ def export_page_one(folder: Path) -> Grey:
         service = ExportService()
         try:
             result = await service.export(
-                source, format="pdf", output=None, overwrite=True, allowed=[folder]
+                ExportJob(source, "pdf", overwrite=True), allowed=[folder]
             )
         finally:
             await service.aclose()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from quire.api.exports import ExportFormat, ExportResult
+from quire.api.exports import ExportFormat, ExportJob, ExportResult
 from quire.services.export import ExportService
 
 DOCUMENT = """# Quarterly Report
@@ -102,7 +102,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
             for format, program in NEEDS.items():
                 if shutil.which(program) is not None:
                     results[format] = await service.export(
-                        source, format=format, output=None, overwrite=False, allowed=[folder]
+                        ExportJob(source, format), allowed=[folder]
                     )
         finally:
             await service.aclose()
@@ -233,10 +233,7 @@ def test_an_existing_output_is_not_replaced_without_overwrite(run: Run) -> None:
     async def again() -> None:
         service = ExportService()
         try:
-            await service.export(
-                run.folder / "report.md", format="html", output=None, overwrite=False,
-                allowed=[run.folder],
-            )  # fmt: skip
+            await service.export(ExportJob(run.folder / "report.md", "html"), allowed=[run.folder])
         finally:
             await service.aclose()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from quire.api.exports import ExportResult
+from quire.api.exports import ExportJob, ExportResult
 from quire.export.exporter import Exporter
 
 pytestmark = pytest.mark.skipif(
@@ -94,19 +94,10 @@ def test_back_to_back_exports_on_one_warm_page_leak_nothing(folders: tuple[Path,
     async def run() -> tuple[ExportResult, ExportResult, ExportResult, int, int]:
         exporter = Exporter()
         try:
-            first = await exporter.export(
-                alpha / "a.md", format="pdf", output=None, overwrite=False, allowed=[alpha]
-            )
-            second = await exporter.export(
-                beta / "b.md", format="pdf", output=None, overwrite=False, allowed=[beta]
-            )
+            first = await exporter.export(ExportJob(alpha / "a.md", "pdf"), allowed=[alpha])
+            second = await exporter.export(ExportJob(beta / "b.md", "pdf"), allowed=[beta])
             dark = await exporter.export(
-                alpha / "a.md",
-                format="html",
-                output=None,
-                overwrite=False,
-                theme="dark",
-                allowed=[alpha],
+                ExportJob(alpha / "a.md", "html", theme="dark"), allowed=[alpha]
             )
             pages, browser = exporter.pages(), exporter.browser()
             assert pages is not None and browser is not None
@@ -143,9 +134,7 @@ def test_an_export_after_the_idle_close_starts_the_browser_again(
     async def run() -> tuple[bool, int, str]:
         exporter = Exporter(idle_seconds=0.05)
         try:
-            await exporter.export(
-                alpha / "a.md", format="pdf", output=None, overwrite=False, allowed=[alpha]
-            )
+            await exporter.export(ExportJob(alpha / "a.md", "pdf"), allowed=[alpha])
             browser = exporter.browser()
             assert browser is not None
             async with asyncio.timeout(30):
@@ -153,7 +142,7 @@ def test_an_export_after_the_idle_close_starts_the_browser_again(
                     await asyncio.sleep(0.05)
             closed = not browser.is_running
             again = await exporter.export(
-                alpha / "a.md", format="pdf", output=None, overwrite=True, allowed=[alpha]
+                ExportJob(alpha / "a.md", "pdf", overwrite=True), allowed=[alpha]
             )
             return closed, browser.launches, _text(again)
         finally:
@@ -179,9 +168,7 @@ def test_closing_while_the_idle_close_is_under_way_waits_for_it(
         # more acquire and release, which starts the idle close at the loop's next turn.
         exporter = Exporter(idle_seconds=3600)
         try:
-            await exporter.export(
-                alpha / "a.md", format="pdf", output=None, overwrite=False, allowed=[alpha]
-            )
+            await exporter.export(ExportJob(alpha / "a.md", "pdf"), allowed=[alpha])
             browser = exporter.browser()
             assert browser is not None and browser.pid is not None
             pid = browser.pid
@@ -211,10 +198,7 @@ def test_exports_at_once_each_draw_on_their_own_page_up_to_the_bound(
             results = await asyncio.gather(
                 *(
                     exporter.export(
-                        folder / name,
-                        format="pdf",
-                        output=folder / f"{index}.pdf",
-                        overwrite=False,
+                        ExportJob(folder / name, "pdf", output=folder / f"{index}.pdf"),
                         allowed=[folder],
                     )
                     for index, (folder, name) in enumerate(
@@ -244,9 +228,7 @@ def test_a_document_with_nothing_to_draw_never_starts_the_browser(tmp_path: Path
         exporter = Exporter()
         try:
             results = [
-                await exporter.export(
-                    source, format=format, output=None, overwrite=False, allowed=[tmp_path]
-                )
+                await exporter.export(ExportJob(source, format), allowed=[tmp_path])
                 for format in ("html", *(("docx", "epub") if shutil.which("pandoc") else ()))
             ]
             browser = exporter.browser()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from quire.fs import resolve
-from quire.fs.resolve import resolve_leniently
+from quire.fs.resolve import resolve_leniently, resolve_leniently_as_text
 
 
 @pytest.fixture
@@ -53,6 +53,7 @@ def test_every_path_resolves_as_realpath_does(
     monkeypatch.setattr(resolve, "_BY_DESCRIPTOR", quick and resolve._BY_DESCRIPTOR)
     path = tree / relative
     assert resolve_leniently(path) == Path(os.path.realpath(path))
+    assert resolve_leniently_as_text(path) == os.path.realpath(path)
 
 
 def test_a_relative_path_resolves_against_the_working_folder(

@@ -176,6 +176,21 @@ def test_agent_approvals_are_off_unless_quire_toml_turns_them_on(
     assert _load(home, cwd, toml=toml).approvals_enabled is enabled
 
 
+@pytest.mark.parametrize(
+    ("flags", "toml", "logged"),
+    [
+        ({}, None, False),
+        ({}, "[server]\nlog_requests = true\n", True),
+        ({"log_requests": True}, None, True),
+        ({"log_requests": True}, "[server]\nlog_requests = false\n", True),
+    ],
+)
+def test_requests_are_logged_only_when_asked(
+    home: Path, cwd: Path, flags: dict[str, object], toml: str | None, logged: bool
+) -> None:
+    assert _load(home, cwd, flags=flags, toml=toml).log_requests is logged
+
+
 def test_an_ipv6_host_may_be_written_in_brackets(home: Path, cwd: Path) -> None:
     assert _load(home, cwd, flags={"host": "[::1]"}).host == "::1"
 
@@ -217,6 +232,7 @@ def test_port_zero_asks_for_a_free_port(home: Path, cwd: Path) -> None:
         ({}, {}, "workspaces = []\n", ["`workspaces`"]),
         ({}, {}, '[chat]\nenabled = "yes"\n', ["`chat.enabled`", "true or false"]),
         ({"open_browser": "no"}, {}, None, ["--no-browser"]),
+        ({}, {}, '[server]\nlog_requests = "yes"\n', ["`server.log_requests`", "true or false"]),
     ],
 )
 def test_a_bad_value_names_where_it_came_from(

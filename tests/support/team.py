@@ -111,10 +111,15 @@ class TeamWorld:
 
 @asynccontextmanager
 async def team_world(
-    tmp_path: Path, *, db_url: str | None = None, notes: dict[str, str] | None = None
+    tmp_path: Path,
+    *,
+    db_url: str | None = None,
+    notes: dict[str, str] | None = None,
+    history: bool = False,
 ) -> AsyncIterator[TeamWorld]:
     """A team server over a workspace named ``team`` holding ``notes`` (path: text; by
-    default a welcome note, ``open/plan.md`` and ``secret/keys.md``)."""
+    default a welcome note, ``open/plan.md`` and ``secret/keys.md``); with ``history``, the
+    workspace keeps its history in git, each save committed at once."""
     workspace = tmp_path / WORKSPACE
     workspace.mkdir()
     written = notes or {
@@ -133,6 +138,8 @@ async def team_world(
         approvals_enabled=True,
         db_url=db_url,
     )
+    if history:
+        settings = settings.model_copy(update={"history": True, "history_window_s": 0.0})
     async with AsyncExitStack() as stack:
         services = await stack.enter_async_context(
             open_services(

@@ -102,6 +102,31 @@ async def test_repeated_requests_are_answered_from_the_cache(tmp_path: Path) -> 
         assert sign_in.lookups - before <= 2  # at most one more, when a second went by
 
 
+async def test_interleaved_accounts_each_sign_in_as_themselves_from_the_cache(
+    tmp_path: Path,
+) -> None:
+    """The cache remembers the last credential's key beside it: another credential, a token
+    and a session with the same account, or a token that differs in its last character, never
+    takes that key."""
+    async with team_world(tmp_path) as world:
+        alice = await world.account("alice", grants=[("team", "", "read")])
+        bob = await world.account("bob", grants=[("team", "", "read")])
+        browser = await world.browser("alice")
+        near = world.client({"Authorization": f"Bearer {alice.token[:-1]}x"})
+        sign_in = _sign_in(world)
+        clients = [(alice.api, "alice"), (bob.api, "bob"), (browser, "alice")]
+        for client, username in clients * 2:
+            assert (await client.get("/api/account")).json()["username"] == username
+        before = sign_in.lookups
+        for client, username in [*clients, (alice.api, "alice"), (alice.api, "alice")] * 3:
+            account = (await client.get("/api/account")).json()
+            assert account["username"] == username
+        assert sign_in.lookups - before <= 6  # at most three more each, when a second went by
+        assert (await near.get("/api/account")).status_code == 401
+        assert (await alice.api.get("/api/account")).json()["username"] == "alice"
+        assert (await near.get("/api/account")).status_code == 401
+
+
 UNRELATED = {
     "a failed sign-in": (
         "INSERT INTO login_failures (username, address, at_ms) VALUES ('x', 'y', 1)"

@@ -11,8 +11,10 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 
 from quire.core.views import document_id
+from quire.db.user_state import KEYED_BY_NAME
 from tests.support.team import team_world
 
 pytestmark = pytest.mark.anyio
@@ -227,6 +229,28 @@ async def test_a_tab_whose_read_access_went_shows_nothing_of_the_note(
         assert secret.read_text(encoding="utf-8") == "# Keys\n\nhunter2\n"
 
 
+async def test_the_active_tab_stays_readable_beside_a_tab_whose_access_went(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
+        alice = await world.account("alice", grants=[("team", "", "write")])
+        plan = world.workspace / "open/plan.md"
+        await opened(alice.api, world.workspace / "secret/keys.md")
+        plan_id = (await opened(alice.api, plan))["docId"]
+        await world.team.grants.revoke("alice", "team", "")
+        await world.team.grants.grant("alice", "team", "open", access="write")
+        window = (await alice.api.get("/api/window")).json()
+        assert [tab["fileName"] for tab in window["tabs"]] == ["plan.md"]
+        assert window["active"] == plan_id
+        current = (await alice.api.get("/api/documents/current")).json()
+        assert (current["path"], current["docId"]) == (str(plan), plan_id)
+        edit = {"find": "Ship it.", "replace": "Shipped.", "path": str(plan)}
+        assert (await alice.api.post("/api/documents/edit", json=edit)).status_code == 200
+        presented = await alice.api.post("/api/window/present", json={})
+        assert presented.status_code == 200, presented.text
+        assert "hunter2" not in (await alice.api.get("/api/documents/current")).text
+
+
 async def test_windows_and_recents_are_each_accounts_own(tmp_path: Path, database_url: str) -> None:
     async with team_world(tmp_path, db_url=database_url) as world:
         alice = await world.account("alice", grants=[("team", "", "read")])
@@ -235,6 +259,29 @@ async def test_windows_and_recents_are_each_accounts_own(tmp_path: Path, databas
         assert (await bob.api.get("/api/window")).json()["tabs"] == []
         assert (await bob.api.get("/api/recent")).json()["recent"] == []
         assert (await bob.api.get("/api/documents/current")).json()["path"] is None
+
+
+async def test_an_account_made_again_under_a_deleted_ones_name_inherits_nothing(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with team_world(tmp_path, db_url=database_url) as world:
+        first = await world.account("carol", grants=[("team", "", "read")])
+        await opened(first.api, world.workspace / "secret/keys.md")
+        asked = await first.api.post(
+            "/api/reviews", json={"path": str(world.workspace / "open/plan.md")}
+        )
+        assert asked.status_code in (200, 202), asked.text
+        assert (await first.api.get("/api/window")).json()["tabs"] != []  # now cached
+        await world.team.accounts.delete("carol")
+        async with world.services.database.session() as session:
+            for table in KEYED_BY_NAME:
+                assert (
+                    await session.scalars(select(table).where(table.user_id == "carol"))
+                ).all() == []
+        again = await world.account("carol", grants=[("team", "", "read")])
+        assert (await again.api.get("/api/window")).json()["tabs"] == []
+        assert (await again.api.get("/api/recent")).json()["recent"] == []
+        assert (await again.api.get("/api/documents/current")).json()["path"] is None
 
 
 async def test_file_pages_count_and_point_only_at_readable_files(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import inspect, text
 
+from quire.core.teams.credentials import TOKEN_PREFIX, token_id_of
 from quire.services.users import passwords
 from tests.support.team import PASSWORD, TeamWorld, team_world
 
@@ -197,7 +198,12 @@ async def test_the_database_holds_no_usable_token_session_id_or_password(tmp_pat
         assert (await alice.api.get("/api/workspaces")).status_code == 200
         assert (await browser.get("/api/workspaces")).status_code == 200
         rows = await _rows(world)
-        secrets = {alice.token, session_id, PASSWORD, alice.token.split("_")[-1]}
+        # The token's secret part: the random text after its id (which may hold "_" itself).
+        token_id = token_id_of(alice.token)
+        assert token_id is not None
+        secret_part = alice.token.removeprefix(f"{TOKEN_PREFIX}{token_id}_")
+        assert len(secret_part) >= 32
+        secrets = {alice.token, session_id, PASSWORD, secret_part}
         for table, found in rows.items():
             for row in found:
                 for value in row:

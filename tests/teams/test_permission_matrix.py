@@ -1,9 +1,24 @@
-"""The permission matrix: every route of the app and every MCP tool, for every role, asserted.
+"""The permission matrix: every route of the app, every MCP tool and resource, for every role,
+asserted.
 
 The cells are generated from the app's own route list (``create_app(services).routes``, with
-their methods) and from the MCP tool catalog (tests/mcp/tool_catalog.json): a route or tool
-without a rule in ``ROUTES`` / ``TOOLS`` fails ``test_every_route_has_a_rule`` /
-``test_every_tool_has_a_rule``, so nothing new ships unjudged.
+their methods), from the MCP tool catalog (tests/mcp/tool_catalog.json) and from the MCP
+resources Quire offers (``quire.mcp.resources``): a route, tool or resource without a rule in
+``ROUTES`` / ``TOOLS`` / ``RESOURCES`` fails ``test_every_route_has_a_rule`` /
+``test_every_tool_has_a_rule`` / ``test_every_resource_has_a_rule``, so nothing new ships
+unjudged.
+
+This module: every HTTP route and WebSocket join with each role's API token, and every MCP
+tool and resource through each role's MCP server. Beside it, with the same roles, areas, rules
+and judges:
+
+- test_permission_matrix_browser.py: the ROUTES whose rule depends on the grants, the role or
+  the way of signing in, with a browser session (the cookie of the real sign-in form) instead
+  of a token; the BROWSER_ONLY routes allowed to the session and refused to the token;
+  cross-site requests refused; the WebSocket joins;
+- test_permission_matrix_cli.py: every ``quire`` command (enumerated from the click tree,
+  with its own rule table) against a real ``quire serve --multi``, from client machines
+  signed in with ``quire login``.
 
 Roles (one account each, signed in with an API token):
 
@@ -27,7 +42,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +57,9 @@ from starlette.routing import Route, WebSocketRoute
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.support.team import BASE_URL, TeamWorld, team_world
+from quire.mcp.resources import CURRENT_URI, RECENT_URI, SEARCH_TEMPLATE, STATIC, TEMPLATE
+from quire.mcp.uris import SEARCH_PREFIX
+from tests.support.team import BASE_URL, PASSWORD, TeamWorld, team_world
 from tests.web.live_server import live_server
 
 pytestmark = pytest.mark.anyio
@@ -88,10 +105,14 @@ SIGN_IN = "sign-in"  # the sign-in form: anyone reaches it; judged by tests/team
 ACCOUNT = "account"  # any signed-in account; what it lists is filtered (no secret leaks)
 LINK = "link"  # a browser link (/open, /export): always a redirect; opens only what is readable
 READ = "read"  # reads the target: allowed with read, else 404
+# Reads the target; without read access it answers exactly as for a missing target, which is
+# an empty answer (200), not a 404 (annotations, backlinks: see docs/teams.md).
+AS_MISSING = "as-missing"
 WRITE = "write"  # changes the target: allowed with write, 403 with read only, else 404
 CHAT_DELETE = "chat-delete"  # deleting the owner's chat: only a workspace admin (and the owner)
 PERSONAL = "personal"  # someone else's review or approval by id: "not found" to every account
-BROWSER_ONLY = "browser-only"  # deciding an approval: a browser's login only, never a token
+# A browser's login only, never a token (deciding an approval, a new token, a new password).
+BROWSER_ONLY = "browser-only"
 ADMIN = "admin"  # account administration: superadmin only
 SELF = "self"  # the signed-in account's own page and tokens: any account, for itself
 # The admin page's gate: superadmins and workspace admins (finer rules: test_admin_api).
@@ -142,10 +163,10 @@ class Rule:
     kind: str
     build: Build | None = None
     prepare: tuple[str, ...] = ()
-    signed_out: int = 401
-    """What a revoked token or disabled account gets (a page sends it to /login: 303)."""
     """What the cell needs made first by the owner: doc (open it), review, approval, trash,
     chat, history."""
+    signed_out: int = 401
+    """What a revoked token or disabled account gets (a page sends it to /login: 303)."""
 
 
 def _p(cell: Cell) -> str:
@@ -249,6 +270,9 @@ ROUTES: dict[str, Rule] = {
         READ, _post("/api/window/close", lambda c: {"docId": c.doc_id}), prepare=("doc",)
     ),
     "GET /api/recent": Rule(ACCOUNT, _get("/api/recent"), prepare=("open-as-role",)),
+    "GET /api/recent/documents": Rule(
+        ACCOUNT, _get("/api/recent/documents"), prepare=("open-as-role",)
+    ),
     # Files.
     "GET /api/files": Rule(ACCOUNT, _get("/api/files")),
     "GET /api/workspaces": Rule(ACCOUNT, _get("/api/workspaces")),
@@ -312,9 +336,11 @@ ROUTES: dict[str, Rule] = {
         ),
         prepare=("review",),
     ),
-    "GET /api/annotations": Rule(READ, _get("/api/annotations", path=_p)),
+    "GET /api/annotations": Rule(AS_MISSING, _get("/api/annotations", path=_p)),
+    # The cwd is the agent's folder on its own machine, shown on the account's own card: no
+    # path of the server, so no grant is needed.
     "POST /api/approvals": Rule(
-        READ,
+        ACCOUNT,
         _post(
             "/api/approvals",
             lambda c: {
@@ -356,12 +382,12 @@ ROUTES: dict[str, Rule] = {
                 "session_id": "s-n",
                 "harness": "claude-code",
                 "machine_label": "laptop",
-                "kind": "waiting",
+                "kind": "idle",
             },
         ),
     ),
     "POST /api/notices/dismiss": Rule(
-        ACCOUNT, _post("/api/notices/dismiss", lambda c: {"session_id": "s-n", "kind": "waiting"})
+        ACCOUNT, _post("/api/notices/dismiss", lambda c: {"session_id": "s-n", "kind": "idle"})
     ),
     # Chats.
     "GET /api/chats": Rule(ACCOUNT, _get("/api/chats"), prepare=("chat",)),
@@ -395,7 +421,8 @@ ROUTES: dict[str, Rule] = {
         WRITE,
         _post(
             "/api/chats/members",
-            lambda c: {"path": str(c.chat), "action": "add", "username": "boss"},
+            # ada may read the workspace (a member needs a grant): the add itself is judged.
+            lambda c: {"path": str(c.chat), "action": "add", "username": USERS["admin"]},
         ),
     ),
     "GET /api/chats/people": Rule(
@@ -409,7 +436,7 @@ ROUTES: dict[str, Rule] = {
     ),
     "GET /api/chats/gif": Rule(
         WORKSPACE,
-        _get("/api/chats/gif", workspace=lambda c: str(c.world.workspace), name=lambda c: "x"),
+        _get("/api/chats/gif", workspace=lambda c: str(c.world.workspace), name=lambda c: "nod"),
     ),
     "POST /api/chats/avatar": Rule(
         WORKSPACE_WRITE,
@@ -445,7 +472,7 @@ ROUTES: dict[str, Rule] = {
     # holding it: only a leaked snippet or path can.
     "GET /api/search": Rule(ACCOUNT, _get("/api/search", q=lambda c: SECRET_TEXT[:-1])),
     "POST /api/search/reindex": Rule(ADMIN, _post("/api/search/reindex", lambda c: {})),
-    "GET /api/backlinks": Rule(READ, _get("/api/backlinks", path=_p)),
+    "GET /api/backlinks": Rule(AS_MISSING, _get("/api/backlinks", path=_p)),
     "GET /api/titles": Rule(ACCOUNT, _get("/api/titles", q=lambda c: "keys")),
     # History.
     "GET /api/history": Rule(READ, _get("/api/history", path=_p), prepare=("history",)),
@@ -480,11 +507,20 @@ ROUTES: dict[str, Rule] = {
 PENDING: dict[str, Rule] = {
     "GET /api/account": Rule(SELF, _get("/api/account")),
     "GET /api/account/tokens": Rule(SELF, _get("/api/account/tokens")),
-    "POST /api/account/tokens": Rule(SELF, _post("/api/account/tokens", lambda c: {})),
+    # An API token can neither make tokens nor change the password, whatever the role.
+    "POST /api/account/tokens": Rule(
+        BROWSER_ONLY, _post("/api/account/tokens", lambda c: {"name": f"made-{c.target.stem}"})
+    ),
     "POST /api/account/tokens/revoke": Rule(
         SELF, _post("/api/account/tokens/revoke", lambda c: {})
     ),
-    "POST /api/account/password": Rule(SELF, _post("/api/account/password", lambda c: {})),
+    "POST /api/account/password": Rule(
+        BROWSER_ONLY,
+        _post(
+            "/api/account/password",
+            lambda c: {"current_password": PASSWORD, "new_password": PASSWORD},
+        ),
+    ),
     "POST /api/account/sign-out-everywhere": Rule(SIGN_IN),
     "GET /api/admin": Rule(ADMINS, _get("/api/admin")),
     **{
@@ -593,7 +629,7 @@ def _by_grant(kind: str, role: Role, area: Area) -> int | None:
         return None if any(LEVELS[role].values()) else 400
     if kind == WORKSPACE_WRITE:
         return None if all(value == "write" for value in LEVELS[role].values()) else 404
-    if kind == READ:
+    if kind in (READ, AS_MISSING):
         return None if level is not None else 404
     if kind == WRITE:
         return None if level == "write" else (403 if level == "read" else 404)
@@ -688,6 +724,27 @@ async def _cell(
     return cell
 
 
+async def ask_approval(asker: httpx.AsyncClient, cell: Cell, words: str) -> None:
+    """An approval for the cell, asked by ``asker``'s agent (a Bash command echoing ``words``
+    and the target's name): its id and input hash kept in the cell."""
+    asked = await asker.post(
+        "/api/approvals",
+        json={
+            "harness": "claude-code",
+            "session_id": f"s-{cell.target.stem}",
+            "cwd": str(cell.folder),
+            "tool_name": "Bash",
+            "tool_input": {"command": f"echo {cell.target.stem} {words}"},
+            # One machine per cell: a machine may have at most 20 approvals waiting.
+            "machine_label": f"laptop-{cell.target.stem}",
+        },
+    )
+    assert asked.status_code in (200, 201, 202), asked.text
+    found = asked.json()
+    cell.approval_id = found["approvalId"]
+    cell.extra["input_hash"] = found["inputHash"]
+
+
 async def _prepare(matrix: Matrix, cell: Cell, need: str, actor: httpx.AsyncClient) -> None:
     """Make what a cell needs: the owner makes it, except ``doc`` and ``open-as-role``, which
     the acting client opens in its own window (when it may; else the owner's docId)."""
@@ -705,21 +762,7 @@ async def _prepare(matrix: Matrix, cell: Cell, need: str, actor: httpx.AsyncClie
         assert asked.status_code in (200, 202), asked.text
         cell.review_id = asked.json()["reviewId"]
     elif need == "approval":
-        asked = await owner.post(
-            "/api/approvals",
-            json={
-                "harness": "claude-code",
-                "session_id": f"s-{cell.target.stem}",
-                "cwd": str(cell.folder),
-                "tool_name": "Bash",
-                "tool_input": {"command": f"echo {cell.target.stem} {SECRET_TEXT}"},
-                "machine_label": f"laptop-{cell.target.stem}",
-            },
-        )
-        assert asked.status_code in (200, 201, 202), asked.text
-        found = asked.json()
-        cell.approval_id = found["approvalId"]
-        cell.extra["input_hash"] = found["inputHash"]
+        await ask_approval(owner, cell, SECRET_TEXT)
     elif need == "trash":
         doomed = cell.folder / f"{cell.target.stem}-trash.md"
         doomed.write_text(f"# Doomed {SECRET_TEXT if cell.area == 'secret' else ''}\n", "utf-8")
@@ -731,15 +774,27 @@ async def _prepare(matrix: Matrix, cell: Cell, need: str, actor: httpx.AsyncClie
                 cell.trash_id = str(item.get("id"))
         cell.extra["trashed"] = doomed.name
     elif need == "history":
+        # The world keeps history (``_keeps_history``): the owner's edit commits the note and
+        # ``rev`` is that commit, the newest of its log (git may follow the log on into the
+        # commits of an older note with the same text).
         await owner.post("/api/documents/open", json={"path": str(cell.target)})
         edited = await owner.post(
             "/api/documents/edit",
             json={"find": "alpha", "replace": "alpha2", "path": str(cell.target), "save": True},
         )
         assert edited.status_code == 200, edited.text
+        history = matrix.world.services.history
+        assert history is not None, "a cell that needs history runs in a world that keeps it"
+        with anyio.fail_after(20):
+            await history.recorder.settled()
         listed = await owner.get("/api/history", params={"path": str(cell.target)})
-        versions = listed.json().get("versions") or listed.json().get("entries") or []
-        cell.rev = str(versions[-1].get("rev") or versions[-1].get("id")) if versions else "0"
+        assert listed.status_code == 200, listed.text
+        cell.rev = listed.json()["entries"][0]["commit"]
+
+
+def _keeps_history(prepare: tuple[str, ...]) -> bool:
+    """Whether a rule's world must keep history (only then: a commit per save is slow)."""
+    return "history" in prepare
 
 
 WAIT_CAP_S = 3.0
@@ -824,6 +879,8 @@ async def _judge_refused(
         missing = await _missing_answer(matrix, rule, role, cell)
         if missing is not None and _same_refusal(answer, missing):
             return None
+        if rule.kind == AS_MISSING and missing is not None and _same_answer(answer, missing, cell):
+            return None
     return Failure(
         role, cell.area, f"expected {refused}, got {answer.status_code} {answer.text[:160]!r}"
     )
@@ -897,9 +954,21 @@ def _error_type(answer: httpx.Response) -> str | None:
 
 
 def _same_refusal(answer: httpx.Response, missing: httpx.Response) -> bool:
-    return answer.status_code == missing.status_code and (
-        _error_type(answer) == _error_type(missing)
+    """Whether ``answer`` is the refusal a missing target gets: a refusal (an allowed answer
+    is never "as missing", even when the missing twin is allowed too), status and error type
+    alike."""
+    return (
+        answer.status_code >= 400
+        and answer.status_code == missing.status_code
+        and _error_type(answer) == _error_type(missing)
     )
+
+
+def _same_answer(answer: httpx.Response, missing: httpx.Response, cell: Cell) -> bool:
+    """Whether ``answer`` is, word for word, the answer to the same request on a missing
+    target (whose names stand in for the cell's)."""
+    absent = missing.text.replace(f"absent-{cell.target.stem}", cell.target.stem)
+    return answer.status_code == missing.status_code and answer.text == absent
 
 
 def _http_keys() -> list[str]:
@@ -936,7 +1005,7 @@ async def test_route(tmp_path: Path, key: str) -> None:
             served = key in _route_keys(probe)
         if not served:
             pytest.skip(f"{key} is not served by this app (another branch adds it)")
-    async with team_world(tmp_path) as world:
+    async with team_world(tmp_path, history=_keeps_history(rule.prepare)) as world:
         matrix = await _matrix(world)
         for role in ROLES:
             for area in AREAS:
@@ -1086,44 +1155,115 @@ async def _mcp_clients(
         yield clients
 
 
-@pytest.mark.parametrize("tool", sorted(TOOL_ARGS))
-async def test_tool(tmp_path: Path, tool: str) -> None:
-    kind = TOOLS[tool]
-    rule = Rule(kind, prepare=TOOL_PREPARE.get(tool, ()))
+def _mcp_failure(kind: str, role: Role, area: Area, text: str, is_error: bool) -> str | None:
+    """What is wrong with an MCP answer (a tool's or a resource's), judged without a twin:
+    a leak, or an answer where the rule expects a refusal; None when neither."""
+    may_read_secret = LEVELS[role]["secret"] is not None and role not in SIGNED_OUT
+    if not may_read_secret and (SECRET_TEXT in text or SECRET_NOTE in text):
+        return f"leaked: {text[:160]!r}"
+    if _expected(kind, role, area) is not None and not is_error:
+        return f"expected a refusal, got {text[:160]!r}"
+    return None
+
+
+def _needs_twin(kind: str, role: Role, area: Area, is_error: bool) -> bool:
+    """Whether an error must be compared with the owner's answer on a twin target: the rule
+    allows the call, so it may fail only where the owner's fails too."""
+    return _expected(kind, role, area) is None and is_error and kind != ACCOUNT
+
+
+Ask = Callable[[Any, Cell], Awaitable[tuple[str, bool]]]
+"""One MCP call of a cell through a client: its text and whether it was an error."""
+
+
+async def _mcp_cells(tmp_path: Path, rule: Rule, ask: Ask) -> tuple[list[Failure], int]:
+    """Every role's MCP client asks ``ask`` on a fresh cell in each area, judged by ``rule``
+    (an error the rule allows is compared with the owner's on a twin cell); the failures,
+    and how many cells answered without an error."""
     failures: list[Failure] = []
-    async with team_world(tmp_path) as world:
+    answered = 0
+    async with team_world(tmp_path, history=_keeps_history(rule.prepare)) as world:
         matrix = await _matrix(world)
         async with _mcp_clients(matrix, tmp_path) as clients:
             for role in ROLES:
                 for area in AREAS:
                     try:
                         cell = await _cell(matrix, area, rule, role)
-                        try:
-                            result = await clients[role].call_tool(tool, TOOL_ARGS[tool](cell))
-                            text, is_error = _tool_text(result), bool(result.is_error)
-                        except MCPError as refused_call:  # a tool not offered to this caller
-                            text, is_error = str(refused_call), True
-                        refused = _expected(kind, role, area)
-                        may_read_secret = LEVELS[role]["secret"] is not None and (
-                            role not in SIGNED_OUT
-                        )
-                        if not may_read_secret and (SECRET_TEXT in text or SECRET_NOTE in text):
-                            failures.append(Failure(role, area, f"leaked: {text[:160]!r}"))
-                        elif refused is not None and not is_error:
-                            failures.append(
-                                Failure(role, area, f"expected a refusal, got {text[:160]!r}")
-                            )
-                        elif refused is None and is_error and kind != ACCOUNT:
+                        text, is_error = await ask(clients[role], cell)
+                        wrong = _mcp_failure(rule.kind, role, area, text, is_error)
+                        if wrong is not None:
+                            failures.append(Failure(role, area, wrong))
+                        elif _needs_twin(rule.kind, role, area, is_error):
                             twin = await _cell(matrix, area, rule, role, as_owner=True)
-                            owners = await clients["owner"].call_tool(tool, TOOL_ARGS[tool](twin))
-                            if not owners.is_error:
+                            _, owners_error = await ask(clients["owner"], twin)
+                            if not owners_error:
                                 failures.append(
                                     Failure(role, area, f"allowed, got error {text[:160]!r}")
                                 )
+                        answered += not is_error
                     except Exception as error:
                         failures.append(Failure(role, area, f"error: {error!r}"[:300]))
+    return failures, answered
+
+
+@pytest.mark.parametrize("tool", sorted(TOOL_ARGS))
+async def test_tool(tmp_path: Path, tool: str) -> None:
+    async def call(client: Any, cell: Cell) -> tuple[str, bool]:
+        try:
+            result = await client.call_tool(tool, TOOL_ARGS[tool](cell))
+        except MCPError as refused_call:  # a tool not offered to this caller
+            return str(refused_call), True
+        return _tool_text(result), bool(result.is_error)
+
+    rule = Rule(TOOLS[tool], prepare=TOOL_PREPARE.get(tool, ()))
+    failures, _ = await _mcp_cells(tmp_path, rule, call)
     assert not failures, f"{tool}:\n" + "\n".join(str(failure) for failure in failures)
 
 
 def test_every_tool_has_arguments() -> None:
     assert sorted(TOOL_ARGS) == sorted(TOOLS)
+
+
+# MCP resources: each resource (and template) Quire offers, read by every role's agent.
+
+RESOURCE_URIS: dict[str, Callable[[Cell], str]] = {
+    CURRENT_URI: lambda c: CURRENT_URI,
+    RECENT_URI: lambda c: RECENT_URI,
+    "file://": lambda c: Path(_p(c)).as_uri(),
+    SEARCH_TEMPLATE: lambda c: f"{SEARCH_PREFIX}q={SECRET_TEXT[:-1]}",
+}
+RESOURCES: dict[str, str] = {
+    CURRENT_URI: ACCOUNT,  # the role's own open document
+    RECENT_URI: ACCOUNT,  # the role's own recents, those it may still read
+    "file://": READ,
+    SEARCH_TEMPLATE: ACCOUNT,  # results filtered note by note
+}
+RESOURCE_PREPARE: dict[str, tuple[str, ...]] = {
+    CURRENT_URI: ("open-as-role",),
+    RECENT_URI: ("open-as-role",),
+}
+
+
+def test_every_resource_has_a_rule() -> None:
+    offered = {str(item.uri) for item in STATIC} | {TEMPLATE.uri_template, "file://"}
+    assert sorted(RESOURCES) == sorted(offered) == sorted(RESOURCE_URIS)
+
+
+async def _read(client: Any, uri: str) -> tuple[str, bool]:
+    """The text of a resource, or the error's, and whether it was an error."""
+    try:
+        result = await client.read_resource(uri)
+    except MCPError as refused:
+        return str(refused), True
+    return "\n".join(getattr(part, "text", "") for part in result.contents), False
+
+
+@pytest.mark.parametrize("resource", sorted(RESOURCE_URIS))
+async def test_resource(tmp_path: Path, resource: str) -> None:
+    async def read(client: Any, cell: Cell) -> tuple[str, bool]:
+        return await _read(client, RESOURCE_URIS[resource](cell))
+
+    rule = Rule(RESOURCES[resource], prepare=RESOURCE_PREPARE.get(resource, ()))
+    failures, answered = await _mcp_cells(tmp_path, rule, read)
+    assert not failures, f"{resource}:\n" + "\n".join(str(failure) for failure in failures)
+    assert answered, f"{resource}: no role could read it, so the cells judged nothing"

@@ -8,6 +8,8 @@ say which credential each tool's requests really carried.
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -66,11 +68,13 @@ class World:
     recorder: Recorder
     workspace: Path
 
-    async def account(self, name: str, prefix: str) -> str:
+    async def account(
+        self, name: str, prefix: str, access: Literal["read", "write"] = "read"
+    ) -> str:
         team = self.services.team
         assert team is not None
         await team.accounts.add(name, role="collaborator", password="correct horse battery")
-        await team.grants.grant(name, "team", prefix, access="read")
+        await team.grants.grant(name, "team", prefix, access=access)
         return (await team.tokens.issue(name, name="agent")).token
 
 
@@ -201,3 +205,88 @@ async def test_a_session_is_only_for_the_token_that_opened_it(tmp_path: Path) ->
     assert stolen.status_code == 404
     assert revoked.status_code == 401
     assert "quire user token" in revoked.json()["error"]["message"]
+
+
+@asynccontextmanager
+async def _account_client(world: World, token: str) -> AsyncIterator[Client]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    transport = streamable_http_client(world.base + "/mcp", http_client=http)
+    async with http, Client(transport, mode="legacy") as client:
+        yield client
+
+
+async def test_an_account_names_files_by_their_path_on_the_server(tmp_path: Path) -> None:
+    async with multi_server(tmp_path) as world:
+        alice = await world.account("alice", "open")
+        plan = str(world.workspace / "open" / "plan.md")
+        async with _account_client(world, alice) as client:
+            by_workspace = data_of(
+                await client.call_tool("open_file", {"path": "team/open/plan.md"})
+            )
+            only_workspace = data_of(await client.call_tool("open_file", {"path": "open/plan.md"}))
+            home = error_of(await client.call_tool("open_file", {"path": "~/open/plan.md"}))
+            up = error_of(await client.call_tool("open_file", {"path": "open/../open/plan.md"}))
+            secret = error_of(await client.call_tool("open_file", {"path": "secret/keys.md"}))
+            missing = error_of(await client.call_tool("open_file", {"path": "secret/none.md"}))
+    assert by_workspace["path"] == only_workspace["path"] == plan
+    assert "not this machine's home" in home and "team/note.md" in home
+    assert "`.`, `..`" in up
+    assert "hunter2" not in secret
+    assert secret.replace("keys.md", "X") == missing.replace("none.md", "X")
+
+
+async def test_an_accounts_resources_come_from_the_server_under_its_grants(
+    tmp_path: Path,
+) -> None:
+    async with multi_server(tmp_path) as world:
+        alice = await world.account("alice", "open")
+        plan = world.workspace / "open" / "plan.md"
+        secret = world.workspace / "secret" / "keys.md"
+        async with _account_client(world, alice) as client:
+            data_of(await client.call_tool("open_file", {"path": str(plan)}))
+            recent = await client.read_resource("quire://recent-documents")
+            text = await client.read_resource(plan.as_uri())
+            listed = {str(item.uri) for item in (await client.list_resources()).resources}
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(secret.as_uri())
+    described = json.loads(recent.contents[0].text)  # type: ignore[union-attr]
+    assert [doc["path"] for doc in described["documents"]] == [str(plan)]
+    assert described["documents"][0]["title"] == "Plan"
+    assert described["documents"][0]["mtimeMs"] == plan.stat().st_mtime_ns // 1_000_000
+    assert described["count"] == 1
+    assert "Ship it." in text.contents[0].text  # type: ignore[union-attr]
+    assert plan.as_uri() in listed and secret.as_uri() not in listed
+    assert "hunter2" not in str(refused.value) and "not a file Quire lists" in str(refused.value)
+
+
+needs_browser = pytest.mark.skipif(
+    shutil.which("chromium") is None,
+    reason="needs Debian's chromium for PDF export (apt-get install chromium)",
+)
+
+
+@needs_browser
+async def test_an_account_exports_to_pdf_through_the_server_under_its_grants(
+    tmp_path: Path,
+) -> None:
+    async with multi_server(tmp_path) as world:
+        writer = await world.account("wanda", "open", access="write")
+        reader = await world.account("rex", "open")
+        async with _account_client(world, writer) as client:
+            written = data_of(
+                await client.call_tool("export_markdown_to_pdf", {"input": "open/plan.md"})
+            )
+            secret = error_of(
+                await client.call_tool("export_markdown_to_pdf", {"input": "secret/keys.md"})
+            )
+        async with _account_client(world, reader) as client:
+            refused = error_of(
+                await client.call_tool(
+                    "export_markdown_to_pdf", {"input": "open/plan.md", "output": "open/r.pdf"}
+                )
+            )
+    pdf = world.workspace / "open" / "plan.pdf"
+    assert written["path"] == str(pdf) and written["engine"] == "chromium"
+    assert pdf.read_bytes().startswith(b"%PDF-")
+    assert "hunter2" not in secret and not (world.workspace / "secret" / "keys.pdf").exists()
+    assert NOT_FROM_DISK not in refused and not (world.workspace / "open" / "r.pdf").exists()

@@ -92,3 +92,20 @@ async def test_an_unknown_alias_or_a_revoked_token_says_what_to_do(
         refused = error_of(await client.call_tool("open_file", {"path": plan}))
     assert "refused the token saved for it" in refused
     assert f"quire login @team {server.url}" in refused
+
+
+async def test_relative_paths_name_the_servers_files_not_this_machines(
+    server: RemoteServer, tmp_path: Path
+) -> None:
+    laptop = signed_in(server, tmp_path, "iris", "open")
+    (laptop.home / "open").mkdir(parents=True, exist_ok=True)
+    (laptop.home / "open" / "plan.md").write_text("# Local plan\n", encoding="utf-8")
+    plan = str(server.workspace / "open" / "plan.md")
+    async with remote_mcp(laptop, "@team") as client:
+        by_workspace = data_of(await client.call_tool("open_file", {"path": "team/open/plan.md"}))
+        inside = data_of(await client.call_tool("open_file", {"path": "open/plan.md"}))
+        current = data_of(await client.call_tool("get_current_content", {}))
+        home = error_of(await client.call_tool("open_file", {"path": "~/open/plan.md"}))
+    assert by_workspace["path"] == inside["path"] == plan
+    assert "Ship it." in current["content"] and "Local plan" not in current["content"]
+    assert "not this machine's home" in home

@@ -121,7 +121,8 @@ def test_the_local_tools_reach_an_https_server_through_server_json(
 
 def test_behind_a_trusted_proxy_the_public_host_and_origin_are_accepted(tmp_path: Path) -> None:
     public = "https://notes.example.com"
-    extra = ("--trusted-proxy", "127.0.0.1", "--public-url", public)
+    # The request log shows which client address uvicorn believed.
+    extra = ("--trusted-proxy", "127.0.0.1", "--public-url", public, "--log-requests")
     with remote_server(tmp_path, *extra) as server:
         token = server.account("erin", grants=[("team", "", "read")])
         through_proxy = {

@@ -217,3 +217,54 @@ async def test_a_change_made_by_another_process_closes_open_connections(
             assert "Ship it." not in again.text
         # Someone else's access is untouched.
         assert (await bob.post("/api/documents/open", json={"path": note})).status_code == 200
+
+
+async def test_a_member_removed_from_a_private_chat_loses_its_connections_at_once(
+    server: TeamServer,
+) -> None:
+    alice, _ = await server.account("alice")
+    bob, _ = await server.account("bob")
+    chat = str(server.workspace / "pair.md")
+    auth = {"Authorization": f"Bearer {bob}"}
+    async with (
+        httpx.AsyncClient(
+            base_url=server.url, headers={"Authorization": f"Bearer {alice}"}, timeout=60
+        ) as owner,
+        httpx.AsyncClient(base_url=server.url, headers=auth, timeout=60) as member,
+        anyio.create_task_group() as group,
+    ):
+        made = await owner.post(
+            "/api/chats", json={"path": chat, "private": True, "invite": ["bob"]}
+        )
+        assert made.status_code == 200 and made.json()["private"] is True, made.text
+        opened = await member.post("/api/documents/open", json={"path": chat})
+        assert opened.status_code == 200, opened.text
+        live = await connect(
+            server.ws(f"/ws/documents/{opened.json()['docId']}"), additional_headers=auth
+        )
+        ended = [Ended("live-editing socket"), Ended("chat wait")]
+        group.start_soon(_hold_socket, live, ended[0])
+
+        async def wait() -> None:
+            answer = await member.post(
+                "/api/chats/wait", json={"path": chat, "as": "bob", "timeoutMs": 600_000}
+            )
+            ended[1].how, ended[1].at = answer.status_code, time.monotonic()
+            ended[1].done.set()
+
+        group.start_soon(wait)
+        await anyio.sleep(0.5)  # the wait reaches the server and starts waiting
+        assert all(item.at is None for item in ended), ended
+        removed = await owner.post(
+            "/api/chats/members", json={"path": chat, "action": "remove", "username": "bob"}
+        )
+        assert removed.status_code == 200, removed.text
+        changed = time.monotonic()
+        await _all_end(Opened([live], ended))
+        for item in ended:
+            assert item.at is not None and item.at - changed <= CLOSE_WITHIN_S, item
+        assert [item.how for item in ended] == [4403, 403]
+        again = await member.get("/api/chats/read", params={"path": chat})
+        assert again.status_code == 403 and "access denied" in again.text.lower(), again.text
+        kept = await owner.get("/api/chats/read", params={"path": chat})
+        assert kept.status_code == 200, kept.text

@@ -110,6 +110,7 @@ async def test_every_operation_answers_with_its_model(
     await post("/api/window/present", {"path": str(note)})
     await post("/api/window/leave-present")
     await get("/api/recent")
+    await get("/api/recent/documents")
     await get("/api/files")
     await get("/api/workspaces")
     await get("/api/search", params={"q": "plan"})

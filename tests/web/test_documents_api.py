@@ -444,6 +444,42 @@ async def test_recent_lists_newest_first_with_a_checked_limit(
         assert detail["argument"] == "limit"
 
 
+async def test_recent_documents_describes_those_that_can_still_be_read(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    a = await open_doc(client, world, "a.md", "---\ntags: [x]\n---\n# Alpha\n\nFirst words.\n")
+    world.clock.advance(5)
+    gone = await open_doc(client, world, "gone.md")
+    world.clock.advance(5)
+    broken = await open_doc(client, world, "broken.md")
+    world.clock.advance(5)
+    b = await open_doc(client, world, "b.md", "# Beta\n\n" + "x" * 400 + "\n")
+    gone.unlink()
+    broken.write_bytes(b"# Broken \xff\n")
+    answer = (await get(client, "/api/recent/documents")).json()
+    assert [doc["path"] for doc in answer["documents"]] == [str(b), str(a)]
+    beta, alpha = answer["documents"]
+    assert beta["title"] == "Beta" and len(beta["preview"]) == 200
+    assert alpha == {
+        "path": str(a),
+        "title": "Alpha",
+        "mtimeMs": a.stat().st_mtime_ns // 1_000_000,
+        "preview": "Alpha\n\nFirst words.",
+    }
+    assert answer["count"] == 2
+    assert answer["skipped"] == {
+        "missing": 1,
+        "notDocument": 0,
+        "tooLarge": 0,
+        "unreadable": 1,
+        "notAllowed": 0,
+    }
+    one = (await get(client, "/api/recent/documents", limit=1)).json()
+    assert [doc["path"] for doc in one["documents"]] == [str(b)]
+    detail = error(await get(client, "/api/recent/documents", limit="0"), 400, "InvalidArgument")
+    assert detail["argument"] == "limit"
+
+
 async def test_files_lists_the_workspace_a_page_at_a_time(
     client: httpx.AsyncClient, world: World
 ) -> None:

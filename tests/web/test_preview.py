@@ -11,6 +11,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from quire.markdown.head import HEAD_CHARS
 from quire.services import rendering
 from quire.services.app import AppServices
 from quire.settings.model import Settings
@@ -99,7 +100,7 @@ async def test_the_head_of_a_long_document_renders_first_and_says_it_is_partial(
     whole = (await client.get(f"/api/documents/render?docId={doc_id}", headers=AUTH)).json()
     assert head["partial"] is True
     assert whole["partial"] is False
-    assert 32 * 1024 < len(head["html"]) < len(whole["html"]) // 4
+    assert HEAD_CHARS < len(head["html"]) < len(whole["html"]) // 4
     assert whole["html"].startswith(head["html"])
 
 

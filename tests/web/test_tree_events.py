@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import AsyncIterator
 
 import anyio
@@ -16,6 +17,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from quire.services.app import AppServices
 from tests.support.events import parsed_frame
+from tests.support.tree_bursts import assert_no_storm, shapes
 from tests.web.conftest import AUTH
 from tests.web.live_server import live_server
 
@@ -92,22 +94,38 @@ async def test_a_file_written_by_another_program_reaches_the_window(
         ]
 
 
-async def test_a_checkout_sized_burst_is_one_rescan(port: int, services: AppServices) -> None:
+async def test_a_checkout_sized_burst_is_a_rescan_never_a_storm(
+    port: int, services: AppServices
+) -> None:
     workspace = services.workspaces.folders[0]
+    folders = [workspace / "src" / f"d{number}" for number in range(15)]
     async with connect(f"ws://127.0.0.1:{port}/ws/events", additional_headers=AUTH) as socket:
+        # The folders first, each level seen by the watcher: what is made in a folder before
+        # the watcher has started watching it is never reported (inotify), and on a busy
+        # machine that can be most of a checkout.
+        for made in ([workspace / "src"], folders):
+            for folder in made:
+                folder.mkdir()
+            seen: set[object] = set()
+            with anyio.fail_after(10):
+                while not {str(folder) for folder in made} <= seen:
+                    seen |= {path for _, path, _ in changes(await first_tree(socket))}
 
         def checkout() -> None:
-            for folder in range(15):
-                base = workspace / "src" / f"d{folder}"
-                base.mkdir(parents=True)
+            for folder in folders:
                 for name in range(100):
-                    (base / f"n{name}.md").write_text("x\n", encoding="utf-8")
+                    (folder / f"n{name}.md").write_text("x\n", encoding="utf-8")
 
+        started = time.monotonic()
         await anyio.to_thread.run_sync(checkout)
         frames = await tree_frames(socket, 4.5)
-    rescans = [data for data in frames if data["rescan"]]
-    assert rescans and all(data["changes"] == [] for data in rescans)
-    assert len(frames) <= 3, [(d["rescan"], len(d["changes"])) for d in frames]  # type: ignore[arg-type]
+        span = time.monotonic() - started
+    listed = {path for data in frames for _, path, _ in changes(data)}
+    written = {str(folder / f"n{name}.md") for folder in folders for name in range(100)}
+    # Nothing is lost: a rescan, or every file named (a checkout slowed down by a busy machine
+    # can stay under the rescan rate).
+    assert any(data["rescan"] for data in frames) or written <= listed, shapes(frames)
+    assert_no_storm(frames, span)
 
 
 async def test_quires_own_operations_are_announced_once(port: int, services: AppServices) -> None:

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ import pytest
 from tests.web_ui.conftest import Server
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Page, WebSocketRoute
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -62,6 +63,19 @@ def start_hook(
     process.stdin.write(json.dumps(asked).encode())
     process.stdin.close()
     return process
+
+
+def asked(server: Server, session: str) -> None:
+    """Wait until the hook's request of ``session`` waits on the server, so a page loaded now
+    lists it (a page's first load does not see what comes before its event socket opens)."""
+    deadline = time.monotonic() + 60
+    with server.agent() as agent:
+        while time.monotonic() < deadline:
+            listed = agent.get("/api/approvals").json()["approvals"]
+            if any(card["sessionId"] == session and card["status"] == "pending" for card in listed):
+                return
+            time.sleep(0.05)
+    raise AssertionError(f"the hook of {session} never reached the server")
 
 
 def printed(process: subprocess.Popen[bytes]) -> str:
@@ -129,6 +143,7 @@ def test_cards_in_the_list_and_the_chat_and_clicks_answer_the_waiting_hooks(
         ]
     }
     asking = start_hook(server, "AskUserQuestion", question, "s-2")
+    asked(server, "s-2")
     page.goto(server.url + "/")
     page.locator(".approvals-badge").click()
     dialog = page.get_by_role("dialog", name="Agent approvals")
@@ -190,3 +205,34 @@ def test_allow_for_this_session_hands_the_offered_rule_to_the_waiting_hook(
     assert printed(hook) == PREFIX + json.dumps(expected, separators=(",", ":")) + "}}"
     decided = page.locator(".approval-decided")
     expect(decided.locator(".approval-ended")).to_contain_text("allowed for this session")
+
+
+def test_an_approval_asked_while_the_page_loads_shows_once_its_events_connect(
+    page: Page, server: Server
+) -> None:
+    """The request reaches the server after the page's first fetch of approvals and before its
+    event socket opens, so no event tells the page: its first connect fetches them again."""
+    hooks: list[subprocess.Popen[bytes]] = []
+
+    def ask_then_connect(route: WebSocketRoute) -> None:
+        time.sleep(1.5)  # the page's first fetches answer meanwhile (they never wait on this)
+        hooks.append(start_hook(server, "Bash", {"command": "make", "description": "Build"}, "s-l"))
+        asked(server, "s-l")
+        route.connect_to_server()
+
+    page.route_web_socket("**/ws/events", ask_then_connect)
+    try:
+        page.reload()
+        badge = page.locator(".approvals-badge")
+        expect(badge).to_have_text("1 waiting")
+        badge.click()
+        dialog = page.get_by_role("dialog", name="Agent approvals")
+        dialog.locator(".approval-card.approval-pending").get_by_role(
+            "button", name="Deny", exact=True
+        ).click()
+        assert '"behavior":"deny"' in printed(hooks[0])
+    finally:
+        for hook in hooks:
+            if hook.poll() is None:
+                hook.kill()
+                hook.wait(timeout=30)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -82,6 +84,22 @@ def enter_chats(page: Page) -> None:
 def open_chat(page: Page, title: str) -> None:
     page.locator(".chat-row", has_text=title).click()
     expect(page.locator(".chat-title")).to_have_text(title)
+
+
+@contextmanager
+def first_read_held(page: Page, title: str) -> Iterator[list[Route]]:
+    """Open the chat ``title`` with its first read held back: the held routes, to let through
+    (or answer) when the test says."""
+    held: list[Route] = []
+    # A lambda: Playwright does not take a builtin (held.append) as a handler.
+    page.route("**/api/chats/read?*", lambda route: held.append(route))
+    try:
+        enter_chats(page)
+        with page.expect_request("**/api/chats/read?*"):
+            page.locator(".chat-row", has_text=title).click()
+        yield held
+    finally:
+        page.unroute("**/api/chats/read?*")
 
 
 def set_name(page: Page, name: str) -> None:
@@ -193,12 +211,7 @@ def test_an_at_typed_before_the_chat_has_loaded_is_offered_the_names(
     offered then, without another key."""
     chat = make_chat(server, "held", "Held")
     post(server, chat, "carol-qa", "Ready when you are.")
-    held: list[Route] = []
-    page.route("**/api/chats/read?*", lambda route: held.append(route))
-    try:
-        enter_chats(page)
-        with page.expect_request("**/api/chats/read?*"):
-            page.locator(".chat-row", has_text="Held").click()
+    with first_read_held(page, "Held") as held:
         expect(page.locator(".chat-title")).to_have_text("Held")
         assert held, "the chat's first read was not held back"
         box = page.locator(".chat-input")
@@ -209,8 +222,6 @@ def test_an_at_typed_before_the_chat_has_loaded_is_offered_the_names(
             route.continue_()
         expect(completions).to_have_text(["@carol-qa"])
         expect(box).to_have_value("Over to you @ca")
-    finally:
-        page.unroute("**/api/chats/read?*")
 
 
 def test_shift_enter_adds_a_line_and_enter_sends(page: Page, server: Server) -> None:
@@ -358,11 +369,15 @@ def test_back_returns_to_the_document_and_view_you_came_from(page: Page, server:
     expect(page.locator(".tab.active")).to_contain_text("plan")
     expect(page.locator("[data-view-button=edit]")).to_have_attribute("aria-checked", "true")
     expect(page.locator(".cm-content")).to_contain_text("Write the summary.")
-    with server.agent() as agent:
-        window = agent.get("/api/window").json()
-    active = next(tab for tab in window["tabs"] if tab["docId"] == window["active"])
-    assert active["path"].endswith("plan.md")
-    assert active["view"] == "edit"
+
+    def server_shows_plan_in_edit() -> bool:
+        # The window shows its choice at once and tells the server after: ask until it knows.
+        with server.agent() as agent:
+            window = agent.get("/api/window").json()
+        active = next(tab for tab in window["tabs"] if tab["docId"] == window["active"])
+        return bool(active["path"].endswith("plan.md") and active["view"] == "edit")
+
+    eventually(server_shows_plan_in_edit, "the server's window to have plan active, in Edit")
 
 
 def test_the_path_under_the_title_opens_the_note_in_the_editor(page: Page, server: Server) -> None:
@@ -388,6 +403,24 @@ def test_a_chat_deleted_while_open_says_so_and_takes_no_posts(page: Page, server
     screenshot(page, "chat-07-deleted")
     page.locator(".chat-deleted").get_by_role("button", name="Back to the list").click()
     expect(page.locator(".chat-none")).to_be_visible()
+
+
+def test_a_chat_deleted_while_its_first_read_is_on_the_way_stays_deleted(
+    page: Page, server: Server
+) -> None:
+    """The read that opens the chat answers after the chat was deleted: what it brings is
+    shown, and the chat still says it was deleted."""
+    chat = make_chat(server, "late", "Late")
+    post(server, chat, "bot", "Soon gone.")
+    with first_read_held(page, "Late") as held:
+        answer = held[0].fetch()
+        with server.agent() as agent:
+            agent.post("/api/chats/delete", json={"path": str(chat)}).raise_for_status()
+        expect(page.locator(".chat-deleted")).to_contain_text("This chat was deleted")
+        held[0].fulfill(response=answer)
+        expect(page.locator(".chat-message")).to_contain_text("Soon gone.")
+        expect(page.locator(".chat-deleted")).to_contain_text("This chat was deleted")
+        expect(page.locator(".chat-input")).to_have_count(0)
 
 
 def test_new_pin_collapse_and_delete_from_the_list(page: Page, server: Server) -> None:

@@ -119,6 +119,9 @@ def test_an_agents_edit_shows_in_read_view_and_flashes_with_its_name(
     page: Page, server: Server
 ) -> None:
     open_from_tree(page, "welcome")
+    # Once the window is live on the document: an edit that comes before is in the text it
+    # first receives, shown without a name.
+    expect(page.locator(".sync-synced")).to_have_text("Live")
     with server.agent() as agent:
         agent.post(
             "/api/documents/edit",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from quire.services.files.tree import RESCAN_AT, RESCAN_QUIET_S
+from tests.support.tree_bursts import assert_no_storm, shapes
 from tests.web_ui.conftest import Server, serve
 from tests.web_ui.support import eventually, screenshot
 
@@ -30,7 +30,7 @@ pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright 
 from playwright.sync_api import expect
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page, WebSocket, WebSocketRoute
+    from playwright.sync_api import Locator, Page, Route, WebSocket, WebSocketRoute
 
     from tests.web_ui.conftest import PageFactory
 
@@ -385,17 +385,18 @@ def test_an_editor_that_finishes_loading_leaves_the_rename_field_focused(
     """The root cause of a flaky reveal and rename: an editor took the focus whenever its first
     sync finished, even from a field the person had moved to meanwhile. Here the server's sync
     messages are held back until a rename is under way, then let through."""
-    held: list[str | bytes] = []
+    # Each socket's messages wait with the socket they are for: the window may open more than
+    # one (a read view's, then the editor's, or a reconnect), and a message given to the wrong
+    # one is lost.
+    held: list[tuple[WebSocketRoute, str | bytes]] = []
     holding = [True]
-    pages_side: list[WebSocketRoute] = []
 
     def hold_sync(route: WebSocketRoute) -> None:
         server_side = route.connect_to_server()
-        pages_side.append(route)
 
         def from_server(message: str | bytes) -> None:
             if holding[0]:
-                held.append(message)
+                held.append((route, message))
             else:
                 route.send(message)
 
@@ -414,16 +415,51 @@ def test_an_editor_that_finishes_loading_leaves_the_rename_field_focused(
     page.keyboard.press("F2")
     field = page.get_by_label("Note name")
     field.fill("Renamed while loading")
-    eventually(lambda: bool(pages_side and held), "the document's sync held back")
+    eventually(lambda: bool(held), "the document's sync held back")
+    # Let the held messages through in order: a message the server sends meanwhile joins the
+    # queue (callbacks run during Playwright calls only, so none can pass the queue between
+    # its last send and the switch below).
+    while held:
+        route, message = held.pop(0)
+        route.send(message)
     holding[0] = False
-    for message in held:
-        pages_side[0].send(message)
     expect(page.get_by_label("Document editor")).to_contain_text("Loaded at last.")
     expect(field).to_be_focused()
     expect(field).to_have_value("Renamed while loading")
     field.press("Enter")
     expect(row(page, server.workspace / "Renamed while loading.md")).to_be_visible()
     assert not other.exists()
+
+
+def fold_and_reveal(page: Page, note: Path) -> None:
+    """Fold the folder of the open ``note`` away, then reveal it from the palette: its row
+    comes back, focused."""
+    row(page, note.parent).locator(".tree-twisty").click()
+    expect(row(page, note)).to_have_count(0)
+    page.keyboard.press("Control+k")
+    page.get_by_label("Command or file name").fill(">reveal")
+    page.keyboard.press("Enter")
+    expect(row(page, note)).to_be_focused()
+
+
+def test_an_editor_whose_code_loads_after_a_row_was_revealed_leaves_the_row_focused(
+    page: Page, server: Server
+) -> None:
+    """The editor's code is held back until the open document's row was revealed: the editor
+    then starts with that row focused, and must not take the focus once it is ready."""
+    held: list[Route] = []
+    page.route("**/assets/EditorPane-*.js", lambda route: held.append(route))
+    page.reload()
+    plan = server.workspace / "notes" / "plan.md"
+    row(page, plan).click()
+    expect(page.locator(".tab.active")).to_contain_text("plan")
+    page.locator("[data-view-button=edit]").click()
+    eventually(lambda: bool(held), "the editor's code held back")
+    fold_and_reveal(page, plan)
+    for route in held:
+        route.continue_()
+    expect(page.get_by_label("Document editor")).to_contain_text("Write the summary.")
+    expect(row(page, plan)).to_be_focused()
 
 
 def test_a_folder_dropped_onto_itself_or_its_own_folder_stays(page: Page, server: Server) -> None:
@@ -486,12 +522,8 @@ def test_duplicate_copy_path_reveal_and_a_new_chat_from_the_tree(
     # Reveal: the open document's folders unfold and its row takes focus.
     plan = server.workspace / "notes" / "plan.md"
     row(page, plan).click()
-    row(page, server.workspace / "notes").locator(".tree-twisty").click()
-    expect(row(page, plan)).to_have_count(0)
-    page.keyboard.press("Control+k")
-    page.get_by_label("Command or file name").fill(">reveal")
-    page.keyboard.press("Enter")
-    expect(row(page, plan)).to_be_focused()
+    expect(page.locator(".doc-body")).to_contain_text("Write the summary.")
+    fold_and_reveal(page, plan)
 
     shelf = server.workspace / "chats-here"
     shelf.mkdir()
@@ -602,8 +634,10 @@ def test_a_note_deleted_in_one_window_closes_its_tab_in_another_with_undo(
     assert shared.read_text(encoding="utf-8") == "# Shared tab\n\nOpen in two windows.\n"
 
 
-FROZEN_MS = 2_000
-"""A main-thread task this long is a frozen tab (the machine may be busy with other tests)."""
+FROZEN_MS = 5_000
+"""A main-thread task this long is a frozen tab. Rendering every row of a 10,000-file checkout
+froze it ~7 s on a quiet machine; the tab's longest task now is 0.3-0.6 s there, and grew to
+2.3 s once on a machine loaded four times over its cores, so the bound sits between the two."""
 
 
 def test_a_checkout_of_10000_files_comes_as_few_events_and_the_tab_stays_responsive(
@@ -641,20 +675,18 @@ def test_a_checkout_of_10000_files_comes_as_few_events_and_the_tab_stays_respons
     try:
         started = time.monotonic()
         subprocess.run(["tar", "-xf", str(archive), "-C", str(server.workspace)], check=True)
-        untarring = time.monotonic() - started
         expect(row(page, untarred)).to_be_visible(timeout=30_000)
         # The tab still answers at once: a note opens from the tree while the burst settles.
         welcome = server.workspace / "welcome.md"
         row(page, welcome).click()
         expect(page.locator(".tab.active")).to_contain_text("welcome")
         page.wait_for_timeout(3_000)  # a held-back rescan comes RESCAN_QUIET_S after the last
+        span = time.monotonic() - started
         tree = [data for data in frames if data.get("workspace") == str(server.workspace)]
-        shape = [(data["rescan"], len(data["changes"])) for data in tree]  # type: ignore[arg-type]
         # A few named batches before the burst is known for one, then a rescan at most every
         # RESCAN_QUIET_S while it lasts: never 10,000 names, never a frame per file.
-        assert any(rescan for rescan, _ in shape), shape
-        assert len(shape) <= 4 + untarring / RESCAN_QUIET_S, (shape, untarring)
-        assert sum(named for _, named in shape) <= RESCAN_AT * 2, shape
+        assert any(rescan for rescan, _ in shapes(tree)), shapes(tree)
+        assert_no_storm(tree, span)
         # Before the new folders started folded, rendering 10,000 rows froze the tab ~7 s.
         long_tasks: list[float] = page.evaluate("window.longTasks")
         assert max(long_tasks, default=0) < FROZEN_MS, long_tasks

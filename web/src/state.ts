@@ -256,6 +256,11 @@ export function boot(): void {
   });
   void refreshFiles();
   void refreshRecents();
+  refreshPending();
+}
+
+/** The reviews and approvals waiting on the person, fetched (again). */
+export function refreshPending(): void {
   void refreshReview();
   void refreshApprovals();
 }
@@ -267,8 +272,7 @@ export function resync(): void {
   const tab = activeTab.peek();
   if (tab) refreshDocumentState(tab.docId);
   void refreshRecents();
-  void refreshReview();
-  void refreshApprovals();
+  refreshPending();
 }
 
 export async function openPath(path: string, mode?: "read" | "edit", line?: number): Promise<void> {

@@ -6,6 +6,8 @@ request bodies of the export routes live beside them (added by the routes that t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -24,6 +26,25 @@ Paper = Literal["a4", "letter", "legal", "a5"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = ("pdf", "html", "docx", "epub")
 EXPORT_THEMES: tuple[ExportTheme, ...] = ("light", "dark", "print")
 PAPERS: tuple[Paper, ...] = ("a4", "letter", "legal", "a5")
+
+
+@dataclass(frozen=True)
+class ExportJob:
+    """One export asked for in process: the Markdown file, what to make of it and where.
+
+    The routes, the CLI and the MCP tools build it from their arguments (paths made absolute);
+    the export service judges it against the folders it may use."""
+
+    source: Path
+    format: ExportFormat
+    output: Path | None = None
+    """Where to write; None: beside ``source`` with the format's extension."""
+    overwrite: bool = False
+    """Replace a file already at the output."""
+    theme: ExportTheme = "light"
+    paper: Paper = "a4"
+    remote_images: bool = False
+    """Fetch images from the network (off: they are left out, with a warning)."""
 
 
 class DiagramError(Answer):

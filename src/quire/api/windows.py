@@ -69,6 +69,36 @@ class Recents(Answer):
     recent: tuple[RecentDocument, ...]
 
 
+class RecentDetail(Answer):
+    """A recently opened document as an agent reads it: path, title, modification time (ms
+    since the Unix epoch) and the first 200 characters of its text."""
+
+    path: str
+    title: str
+    mtime_ms: int
+    preview: str
+
+
+class RecentSkipped(Answer):
+    """How many recent documents were left out, by reason."""
+
+    missing: int = 0
+    not_document: int = 0
+    too_large: int = 0
+    unreadable: int = 0
+    not_allowed: int = 0
+
+
+class RecentDocuments(Answer):
+    """The recently opened documents that still exist, newest first, described; ``skipped``
+    counts those left out (deleted, no longer a document, too large, unreadable, or outside
+    the folders the reader may use)."""
+
+    documents: tuple[RecentDetail, ...]
+    count: int
+    skipped: RecentSkipped
+
+
 class WorkspaceFile(Answer):
     """A Markdown document in a workspace: its path as listed, the workspace holding it, its
     path relative to that workspace, its mtime (ms since the Unix epoch) and size in bytes."""

@@ -27,6 +27,7 @@ from quire.client.approval_hook import (
     report_notice,
     request_decision,
 )
+from quire.client.servers import check_alias, saved_server
 from quire.core.approvals.hook_input import (
     HARNESSES,
     MAX_HOOK_INPUT,
@@ -34,6 +35,7 @@ from quire.core.approvals.hook_input import (
     PermissionAsk,
 )
 from quire.core.approvals.policy import Policy, parse_policy, route
+from quire.core.errors import QuireError
 from quire.core.state import state_folder
 from quire.services.agents.approval_hooks import hook_config
 
@@ -178,10 +180,19 @@ def _describe(path: Path, policy: Policy, tool: str, raw_input: str) -> None:
     ask = PermissionAsk("claude-code", "sample", "/", tool, sample, ())
     click.echo(f"A {tool} request {json.dumps(sample)}: {_ROUTES[route(policy, ask)]}.")
     if policy.server != "local":
-        click.echo(
-            f"SERVER={policy.server}: this Quire cannot sign in to another server yet; only "
-            "`local` is sent, so the hooks send nothing."
-        )
+        click.echo(_remote_server(policy.server, path.parent))
+
+
+def _remote_server(alias: str, state: Path) -> str:
+    """Where SERVER=@alias sends the cards: the server `quire login` saved, or why nowhere."""
+    try:
+        saved = saved_server(state, check_alias(alias))
+    except QuireError as error:
+        return f"SERVER={alias}: {error} Until then the hooks send nothing."
+    return (
+        f"SERVER={alias}: the hooks send to {saved.url}, as the account `quire login {alias}` "
+        "signed in; the person answers in that server's window."
+    )
 
 
 @approval_group.command("hook-config")

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 import click
@@ -25,6 +25,7 @@ from quire.api.exports import (
     EXPORT_THEMES,
     PAPERS,
     ExportFormat,
+    ExportJob,
     ExportResult,
     ExportTheme,
     Paper,
@@ -159,7 +160,7 @@ async def run_jobs(
     service: StandaloneExport,
     jobs: list[Job],
     folders: AllowedFolders,
-    options: dict[str, Any],
+    asked: Callable[[Job], ExportJob],
     advance: Callable[[], None],
 ) -> tuple[list[ExportResult], list[Failure]]:
     """Export each job in turn; a failure is recorded and the next file goes on."""
@@ -172,11 +173,7 @@ async def run_jobs(
             checked = True
             if job.output is not None and job.make_folder:
                 await anyio.to_thread.run_sync(_make_parent, job.output, folders)
-            results.append(
-                await service.export(
-                    job.source, output=job.output, allowed=list(folders.folders), **options
-                )
-            )
+            results.append(await service.export(asked(job), allowed=list(folders.folders)))
         except QuireError as error:
             failures.append(
                 Failure(job.source, error_kind(error, input_checked=checked), str(error))
@@ -227,29 +224,9 @@ class StandaloneExport:
             self._service = ExportService(browser=browser)
         return self._service
 
-    async def export(
-        self,
-        source: Path,
-        *,
-        format: ExportFormat,
-        output: Path | None,
-        overwrite: bool,
-        theme: ExportTheme = "light",
-        paper: Paper = "a4",
-        allowed: Sequence[Path],
-        remote_images: bool = False,
-    ) -> ExportResult:
+    async def export(self, job: ExportJob, *, allowed: Sequence[Path]) -> ExportResult:
         """Export as ``ExportService.export`` does."""
-        return await self.service().export(
-            source,
-            format=format,
-            output=output,
-            overwrite=overwrite,
-            theme=theme,
-            paper=paper,
-            allowed=allowed,
-            remote_images=remote_images,
-        )
+        return await self.service().export(job, allowed=allowed)
 
     async def aclose(self) -> None:
         """Close the warm browser, if an export started one."""
@@ -301,8 +278,8 @@ def export_command(
     format: ExportFormat,
     output: str | None,
     force: bool,
-    theme: str,
-    paper: str,
+    theme: ExportTheme,
+    paper: Paper,
     allow: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -327,14 +304,19 @@ def export_command(
         jobs, notes = folder_jobs(path, target, format)
     else:
         jobs = [Job(path, target)]
-    options = {"format": format, "overwrite": force, "theme": theme, "paper": paper}
+
+    def asked(job: Job) -> ExportJob:
+        return ExportJob(
+            job.source, format, output=job.output, overwrite=force, theme=theme, paper=paper
+        )
+
     shown = path.is_dir() and not as_json and sys.stderr.isatty()
 
     async def run() -> tuple[list[ExportResult], list[Failure]]:
         exporter = StandaloneExport(environ=os.environ, home=home, cwd=cwd)
         try:
             with progress(len(jobs), shown=shown, label=f"Exporting {len(jobs)} files") as step:
-                return await run_jobs(exporter, jobs, folders, options, step)
+                return await run_jobs(exporter, jobs, folders, asked, step)
         finally:
             await exporter.aclose()
 

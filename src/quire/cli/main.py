@@ -10,11 +10,21 @@ import click
 from quire import __version__
 from quire.cli.lazy import LazyGroup
 from quire.cli.output import unexpected
+from quire.cli.startup import RESUMED_BY_THE_COMMAND, pause_collection, startup_done
 
 
 class QuireGroup(LazyGroup):
     """The top group: an exception a command did not turn into a message (a bug) is printed
     as one ``quire:`` line and exit 1, never as a traceback, whatever the arguments were."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command ``args`` name, imported; collection resumes unless it resumes it."""
+        name, command, rest = super().resolve_command(ctx, args)
+        if name not in RESUMED_BY_THE_COMMAND:
+            startup_done()
+        return name, command, rest
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -78,6 +88,7 @@ def cli() -> None:
 
 def main() -> None:
     """Run the ``quire`` command line."""
+    pause_collection()
     cli()
 
 

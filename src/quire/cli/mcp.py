@@ -19,6 +19,7 @@ import click
 
 from quire import __version__
 from quire.cli.export import StandaloneExport
+from quire.cli.startup import startup_done
 from quire.client.autostart import SubprocessStarter
 from quire.client.connection import ServerLink
 from quire.client.remote import server_link as remote_link
@@ -132,7 +133,9 @@ def local_services(
 async def run_stdio(services: Services) -> None:
     """Serve MCP over this process's stdin and stdout until the client closes them."""
     try:
-        await serve_stdio(build_server(services))
+        server = build_server(services)
+        startup_done()
+        await serve_stdio(server)
     finally:
         if isinstance(services.exporter, StandaloneExport):
             await services.exporter.aclose()

@@ -31,6 +31,7 @@ from starlette.applications import Starlette
 from quire.cli.browser import graphical_browser
 from quire.cli.machine import machine_facts
 from quire.cli.output import reports_errors
+from quire.cli.startup import startup_done
 from quire.core.errors import InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
 from quire.core.server_info import ServerInfo
@@ -123,6 +124,7 @@ def wall_clock_ms() -> int:
     help="This replica's name in /health and the log (default: host name and process id).",
 )
 @click.option("--no-browser", is_flag=True, help="Do not open the login URL in a browser.")
+@click.option("--log-requests", is_flag=True, help="Log a line for every HTTP request answered.")
 @reports_errors
 def serve_command(
     dirs: tuple[str, ...],
@@ -139,6 +141,7 @@ def serve_command(
     redis_url: str | None,
     replica_id: str | None,
     no_browser: bool,
+    log_requests: bool,
 ) -> None:
     """Run the Quire server for the workspaces DIR... (default: the current folder).
 
@@ -167,6 +170,7 @@ def serve_command(
         "redis_url": redis_url,
         "replica_id": replica_id,
         "open_browser": False if no_browser else None,
+        "log_requests": True if log_requests else None,
     }
     machine = machine_facts()
     settings = load_settings(
@@ -221,11 +225,13 @@ async def _run(
             log_config=None,
             **network_options(settings),
             server_header=False,
+            access_log=settings.log_requests,
             ws_max_size=MAX_DOCUMENT_BYTES + 64 * 1024,
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
         )
 
         def ready() -> None:
+            startup_done()
             claim.publish(info)
             shown = settings.public_url or info.url
             login_url = f"{shown}/login" if settings.multi else f"{shown}/?token={info.token}"

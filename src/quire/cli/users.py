@@ -111,7 +111,7 @@ def user_group() -> None:
     """Accounts for multi mode: add, list, passwords, API tokens and grants.
 
     These commands work on the database itself, so they work whether a server is running or
-    not. The server does not use accounts yet (it still runs in single mode); see
+    not. A server uses the accounts when it runs in multi mode (`quire serve --multi`); see
     docs/teams.md.
 
     Exit codes: 0 done; 1 refused (no such account, a rule broken, the database cannot be
@@ -247,7 +247,8 @@ def enable_command(username: str, state_dir: str | None, db_url: str | None) -> 
 @_where
 @reports_errors
 def delete_command(username: str, yes: bool, state_dir: str | None, db_url: str | None) -> None:
-    """Delete USERNAME with its tokens, sessions, group memberships and grants."""
+    """Delete USERNAME with its tokens, sessions, group memberships and grants, and its
+    window, recents, reviews, approvals, chat read positions and notices."""
     if not yes:
         if not sys.stdin.isatty():
             raise InvalidArgument(

@@ -36,6 +36,7 @@ from quire.api.windows import (
     FilePage,
     Presented,
     RecentDocument,
+    RecentDocuments,
     Recents,
     Window,
     WorkspaceFile,
@@ -303,6 +304,11 @@ class QuireApi:
         data = await self.call_bytes("GET", "/api/recent", params={"limit": limit})
         return parse_answer(Recents, data, self._info.url).recent
 
+    async def recent_documents(self, limit: int) -> RecentDocuments:
+        """The recently opened documents that can still be read, described."""
+        data = await self.call_bytes("GET", "/api/recent/documents", params={"limit": limit})
+        return parse_answer(RecentDocuments, data, self._info.url)
+
     async def files(self, cursor: str | None = None, limit: int = 1000) -> FilePage:
         """One page of the workspace listing."""
         params: dict[str, Any] = {"limit": limit}
@@ -532,11 +538,23 @@ class QuireApi:
                 "which is refused. Ask for less (a smaller limit, or one document at a time)."
             ) from None
         except WireBroken as exc:
-            raise ServerUnreachable(
-                f"The Quire server at {self._info.url} (pid {self._info.pid}) does not answer "
-                f"({exc.kind}). If it was stopped, start `quire serve` again; if it hangs, "
-                "stop that process and start it again."
-            ) from None
+            raise ServerUnreachable(self._unreachable(exc.kind)) from None
+
+    def _unreachable(self, kind: str) -> str:
+        """Why the server did not answer, and what to do: a server of this machine (it has a
+        process id) can be started again here; another machine's (pid 0) cannot."""
+        url, pid = self._info.url, self._info.pid
+        if pid == 0:
+            return (
+                f"The Quire server at {url} does not answer ({kind}). Check your network and "
+                "the address (`quire whoami @alias` shows the one saved), or ask the server's "
+                "admin whether it is running."
+            )
+        return (
+            f"The Quire server at {url} (pid {pid}) does not answer ({kind}). If it was "
+            "stopped, start `quire serve` again; if it hangs, stop that process and start it "
+            "again."
+        )
 
     def _url(self, path: str) -> str:
         return self._info.url.rstrip("/") + path

@@ -8,6 +8,7 @@ file service's: this module never touches the disk.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from quire.api.base import AnswerT
@@ -24,6 +25,9 @@ from quire.api.files import (
 )
 from quire.client.answers import parse_answer
 from quire.client.api import QuireApi, _without_none
+from quire.core.errors import FileTooLarge
+from quire.core.limits import MAX_DOCUMENT_BYTES, size_words
+from quire.fs.encoding import decode_utf8
 
 COPY_SECONDS = 300.0
 """How long one copy or trash operation may take on the server (a large folder)."""
@@ -76,6 +80,17 @@ class FileApi:
         """Append ``content`` to the note ``path`` (through its live document when open)."""
         body = {"path": path, "content": content, "save": save}
         return await self._call(Appended, "POST", "/api/files/append", body)
+
+    async def text(self, path: str) -> str:
+        """The Markdown document ``path`` as the server stores it (``GET
+        /api/files/download``): at most 16 MiB, UTF-8 checked, unsaved edits left out."""
+        data = await self._api.call_bytes("GET", "/api/files/download", params={"path": path})
+        if len(data) > MAX_DOCUMENT_BYTES:
+            raise FileTooLarge(
+                f"{path} holds {size_words(len(data))}, more than the "
+                f"{size_words(MAX_DOCUMENT_BYTES)} a document may hold, so it is not read."
+            )
+        return decode_utf8(data, path=Path(path))
 
     async def trash(self) -> TrashList:
         """Every workspace's trash, newest first."""

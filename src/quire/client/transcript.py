@@ -1,5 +1,6 @@
-"""The keepalive hook's fallback: the last ``quire chat wait``/``leave`` an agent ran, read
-from the session transcript (JSON Lines) its harness names.
+"""The keepalive hook's fallback: the last ``quire chat wait``/``leave`` an agent ran (and
+the chat it named, so the hook knows which server to ask), read from the session transcript
+(JSON Lines) its harness names.
 
 Knows the shapes Claude Code and Codex write (a shell command under ``command`` or ``cmd``,
 possibly inside a JSON ``arguments`` string, as a string or an argv list) and nothing else;
@@ -12,7 +13,7 @@ import json
 import os
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +27,10 @@ _COMMAND_KEYS = frozenset({"command", "cmd"})
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 _OPERATOR_CHARS = "();<>|&\n"
 
+VALUE_OPTIONS = frozenset({"--as", "--timeout", "--after", "--session"})
+"""The options of ``quire chat wait`` and ``leave`` that take a value (the next word), so
+that value is not read as the chat."""
+
 ChatCommandKind = Literal["wait", "leave"]
 
 
@@ -35,11 +40,15 @@ class ChatCommand:
 
     kind: ChatCommandKind
     command: str
+    chat: str | None = None
+    """Its CHAT argument as typed (a path, or ``@alias/workspace/path.md``); None when it
+    names none."""
 
 
 def last_chat_command(path: Path, *, tail_bytes: int = TAIL_BYTES) -> ChatCommand | None:
     """The last chat wait or leave in the transcript at ``path`` (None when there is none or
-    the file cannot be read); a gone notice in a tool's output counts as a leave."""
+    the file cannot be read); a gone notice in a tool's output counts as a leave of the chat
+    the wait before it named."""
     try:
         data = _tail(path, tail_bytes)
     except OSError:
@@ -53,6 +62,8 @@ def last_chat_command(path: Path, *, tail_bytes: int = TAIL_BYTES) -> ChatComman
         except ValueError:
             continue
         for event in _events(record):
+            if event.chat is None and not event.command and found is not None:
+                event = replace(event, chat=found.chat)
             found = event
     return found
 
@@ -69,13 +80,31 @@ def chat_commands(script: str) -> list[ChatCommand]:
         if kind is None:
             continue
         program = start - 1 if words[start] == "-m" else start
-        end = start + (4 if words[start] == "-m" else 3)
+        arguments = end = start + (4 if words[start] == "-m" else 3)
         while end < len(words) and not _is_operator(words[end]):
             end += 1
         if end < len(words) and words[end][0] in "<>" and words[end - 1].isdigit():
             end -= 1  # "2>&1": the descriptor belongs to the redirection
-        found.append(ChatCommand(kind, _join(words[program:end])))
+        found.append(
+            ChatCommand(kind, _join(words[program:end]), _chat_argument(words[arguments:end]))
+        )
     return found
+
+
+def _chat_argument(arguments: list[str]) -> str | None:
+    """The CHAT among a wait's or leave's arguments: the first word that is neither an
+    option nor an option's value (everything after ``--`` is an argument)."""
+    taking_value = False
+    for index, word in enumerate(arguments):
+        if taking_value:
+            taking_value = False
+        elif word == "--":
+            return arguments[index + 1] if index + 1 < len(arguments) else None
+        elif word.startswith("-") and word != "-":
+            taking_value = word in VALUE_OPTIONS
+        else:
+            return word
+    return None
 
 
 def _tail(path: Path, limit: int) -> bytes:

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import re
 import select
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
 import anyio
-import h11
+import httptools
 import httpx
 from anyio.abc import SocketAttribute, SocketStream
 
@@ -127,11 +128,6 @@ class HttpxWire:
 class _Connection:
     stream: SocketStream
     idle_since: float = 0.0
-    protocol: h11.Connection = field(
-        default_factory=lambda: h11.Connection(
-            h11.CLIENT, max_incomplete_event_size=_MAX_HEAD_BYTES
-        )
-    )
 
 
 class _Stale(Exception):
@@ -265,59 +261,123 @@ class _Request:
 async def _exchange(connection: _Connection, request: _Request) -> tuple[int, bytes, bool]:
     """Send ``request`` and read its answer: the status, the body, and whether the connection
     may carry another request."""
-    protocol = connection.protocol
-    events: list[h11.Event] = [
-        h11.Request(method=request.method, target=request.target, headers=request.headers)
-    ]
-    if request.body:
-        events.append(h11.Data(data=request.body))
-    events.append(h11.EndOfMessage())
-    try:
-        data = b"".join(protocol.send(event) or b"" for event in events)
-    except h11.LocalProtocolError:
-        raise WireBroken("LocalProtocolError") from None
+    data = _request_bytes(request)
     try:
         await connection.stream.send(data)
     except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
         raise _Stale from None
-    status, body = await _receive(connection, request.limit)
-    if protocol.our_state is h11.DONE and protocol.their_state is h11.DONE:
-        protocol.start_next_cycle()
-        return status, body, True
-    return status, body, False
-
-
-async def _receive(connection: _Connection, limit: int) -> tuple[int, bytes]:
-    protocol = connection.protocol
-    status = 0
-    chunks: list[bytes] = []
-    total = 0
+    answer = _Answer(request.limit)
     heard = False
-    while True:
-        try:
-            event = protocol.next_event()
-        except h11.RemoteProtocolError:
-            raise WireBroken("RemoteProtocolError") from None
-        if event is h11.NEED_DATA:
-            chunk = await _read(connection.stream)
-            if not chunk and not heard:
+    while not answer.complete:
+        chunk = await _read(connection.stream)
+        if not chunk:
+            if not heard:
                 raise _Stale
-            heard = True
-            try:
-                protocol.receive_data(chunk)
-            except h11.RemoteProtocolError:
-                raise WireBroken("RemoteProtocolError") from None
-        elif isinstance(event, h11.Response):
-            status = event.status_code
-        elif isinstance(event, h11.Data):
-            total += len(event.data)
-            if total > limit:
-                raise AnswerTooLarge(f"more than {limit} bytes")
-            chunks.append(bytes(event.data))
-        elif isinstance(event, h11.EndOfMessage):
-            return status, b"".join(chunks)
-        elif isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
+            answer.end()
+            break
+        heard = True
+        answer.feed(chunk)
+    return answer.status, b"".join(answer.chunks), answer.reusable
+
+
+def _request_bytes(request: _Request) -> bytes:
+    """The request's head and body as HTTP/1.1 puts them on the wire (a name or value that
+    could end a line or the head early is refused)."""
+    lines = [f"{request.method} {request.target} HTTP/1.1"]
+    for name, value in request.headers:
+        if not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
+            raise WireBroken("LocalProtocolError")
+        lines.append(f"{name}: {value}")
+    if not _TOKEN.fullmatch(request.method) or not _TARGET.fullmatch(request.target):
+        raise WireBroken("LocalProtocolError")
+    try:
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    except UnicodeEncodeError:
+        raise WireBroken("LocalProtocolError") from None
+    return head + request.body if request.body else head
+
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""A method or header name (RFC 9110's token)."""
+_FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
+"""A header value: no control character, so no line break."""
+_TARGET = re.compile(r"[\x21-\x7e]+")
+"""A request target: visible ASCII, no space."""
+
+
+class _Answer:
+    """One answer as httptools' parser (llhttp, in C) reads it: interim (1xx) answers skipped,
+    a length, chunks, or the connection's end delimiting the body."""
+
+    def __init__(self, limit: int) -> None:
+        self.status = 0
+        self.chunks: list[bytes] = []
+        self.complete = False
+        self._limit = limit
+        self._size = 0
+        self._head_size = 0
+        self._head_done = False
+        self._delimited = False
+        self._until_close = False
+        self._interim = False
+        self._keep_alive = False
+        self._parser = httptools.HttpResponseParser(self)
+
+    @property
+    def reusable(self) -> bool:
+        """Whether the connection may carry another request after this answer."""
+        return self.complete and not self._until_close and self._keep_alive
+
+    def feed(self, data: bytes) -> None:
+        """Read ``data``: WireBroken when it is no HTTP/1.1 answer, AnswerTooLarge past the
+        limit."""
+        if not self._head_done:
+            self._head_size += len(data)
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserCallbackError as err:
+            if isinstance(err.__context__, AnswerTooLarge):
+                raise err.__context__ from None
+            raise WireBroken("RemoteProtocolError") from None
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade):
+            raise WireBroken("RemoteProtocolError") from None
+        if not self._head_done and self._head_size > _MAX_HEAD_BYTES:
             raise WireBroken("RemoteProtocolError")
+
+    def end(self) -> None:
+        """The connection ended: the end of a body it delimits, else an answer cut short."""
+        if not (self._head_done and self._until_close):
+            raise WireBroken("RemoteProtocolError")
+        self.complete = True
+
+    # httptools' callbacks
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if name.lower() in (b"content-length", b"transfer-encoding"):
+            self._delimited = True
+
+    def on_headers_complete(self) -> None:
+        status = self._parser.get_status_code()
+        self._interim = 100 <= status < 200
+        if self._interim:
+            self._delimited = False
+            return
+        self.status = status
+        self._keep_alive = self._parser.should_keep_alive()
+        self._head_done = True
+        self._until_close = not self._delimited and status not in (204, 304)
+
+    def on_body(self, body: bytes) -> None:
+        self._size += len(body)
+        if self._size > self._limit:
+            raise AnswerTooLarge(f"more than {self._limit} bytes")
+        self.chunks.append(body)
+
+    def on_message_complete(self) -> None:
+        if self._interim:
+            self._head_size = 0
+            return
+        self.complete = True
 
 
 async def _read(stream: SocketStream) -> bytes:

@@ -261,8 +261,9 @@ class Notice(Base):
 
 
 # Multi mode: accounts and what they may reach. An account's id is its row in users (a random
-# id, never the username), so a deleted account's leftovers keyed by user id (reviews,
-# approvals) are never inherited by a new account of the same name.
+# id, never the username). Windows, reviews, approvals, chat positions and notices are keyed
+# by the name a request signs in as; deleting an account deletes those too
+# (``quire.db.user_state``), so a new account of the same name inherits nothing.
 USERNAME = 32
 TOKEN_ID = 12
 NAME = 64

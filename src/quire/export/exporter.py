@@ -18,6 +18,7 @@ from quire.api.exports import (
     DiagramError,
     EngineStatus,
     ExportFormat,
+    ExportJob,
     ExportResult,
     ExportTheme,
     Paper,
@@ -77,37 +78,31 @@ class Exporter:
             return read_source(source, folders, remote_images=remote_images)
         return read_source(source, folders, remote_images=remote_images, renderer=self._renderer)
 
-    async def export(
-        self,
-        source: Path,
-        *,
-        format: ExportFormat,
-        output: Path | None,
-        overwrite: bool,
-        theme: ExportTheme = "light",
-        paper: Paper = "a4",
-        allowed: Sequence[Path],
-        remote_images: bool = False,
-    ) -> ExportResult:
-        """Export ``source`` to ``format`` at ``output`` (beside it when None); see the module."""
+    async def export(self, job: ExportJob, *, allowed: Sequence[Path]) -> ExportResult:
+        """Make ``job`` (its output beside its source when it names none); see the module."""
         folders = AllowedFolders(allowed, how_to_add="Pass the folder to allow, then try again.")
+        format = job.format
         pages = self.pages()
         if format == "pdf" and pages is not None:
             pages.prepare()  # the browser starts while the document is read and rendered
-        document = await anyio.to_thread.run_sync(self._read, source, folders, remote_images)
+        document = await anyio.to_thread.run_sync(
+            self._read, job.source, folders, job.remote_images
+        )
         target = await anyio.to_thread.run_sync(
             lambda: check_output(
-                document.path, output, format=format, allowed=folders, overwrite=overwrite
+                document.path, job.output, format=format, allowed=folders, overwrite=job.overwrite
             )
         )
         if target == document.path:
             raise PathRefused(f"Refusing to write the export over its own document '{target}'.")
-        resources = Resources(folders, remote_images)
+        resources = Resources(folders, job.remote_images)
         for address in document.remote_images:
             resources.remote_allowed(address)
-        made = await self._make(document, format, theme=theme, paper=paper, resources=resources)
+        made = await self._make(
+            document, format, theme=job.theme, paper=job.paper, resources=resources
+        )
         await anyio.to_thread.run_sync(
-            lambda: publish(target, made.data, allowed=folders, overwrite=overwrite)
+            lambda: publish(target, made.data, allowed=folders, overwrite=job.overwrite)
         )
         return ExportResult(
             path=str(target),

@@ -38,8 +38,8 @@ DIAGRAM_ERROR_PREFIX = "This diagram could not be drawn: "
 # The warm page's one script: `quireShow` puts a document in place of the last one (theme,
 # stylesheet, base address, title, a new <body>, scroll), then draws its diagrams (the Mermaid
 # module imported the first time a document has one, and reconfigured for every document) and
-# typesets its math (KaTeX's module, likewise), waits for images and fonts, and returns the
-# diagrams that failed.
+# typesets its math (KaTeX's module, likewise; a document with both starts both imports at
+# once), waits for images and fonts, and returns the diagrams that failed.
 _SHOW = """
 const assets = %(assets)s;
 const pick = (module, name) => Object.values(module).concat([module])
@@ -59,15 +59,19 @@ window.quireShow = async (doc) => {
   article.innerHTML = doc.body;
   document.body.replaceChildren(article);
   window.scrollTo(0, 0);
-  if (article.querySelector("pre.mermaid")) {
-    diagrams ??= pick(await import(assets + doc.mermaid), "drawDiagrams");
-    await diagrams.drawDiagrams(document.createElement("div"), !doc.dark);
-    await diagrams.drawDiagrams(article, doc.dark);
+  const drawing = article.querySelector("pre.mermaid") !== null;
+  const typesetting = doc.typeset && article.querySelector(".math") !== null;
+  // Both modules load at once: the second's fetch and compile overlap the first's.
+  diagrams = drawing ? diagrams ?? import(assets + doc.mermaid)
+    .then((module) => pick(module, "drawDiagrams")) : diagrams;
+  math = typesetting ? math ?? import(assets + doc.math)
+    .then((module) => pick(module, "typeset")) : math;
+  if (drawing) {
+    const drawer = await diagrams;
+    await drawer.drawDiagrams(document.createElement("div"), !doc.dark);
+    await drawer.drawDiagrams(article, doc.dark);
   }
-  if (doc.typeset && article.querySelector(".math")) {
-    math ??= pick(await import(assets + doc.math), "typeset");
-    math.typeset(article);
-  }
+  if (typesetting) (await math).typeset(article);
   await Promise.all([...document.images].map((image) => image.complete ? null :
     new Promise((done) => { image.onload = image.onerror = done; })));
   await document.fonts.ready;

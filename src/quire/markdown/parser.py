@@ -16,6 +16,8 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.gfm import gfm_plugin
 
+from quire.core.collector import collection_paused
+
 if TYPE_CHECKING:
     from markdown_it.rules_block import StateBlock
     from markdown_it.rules_inline import StateInline
@@ -131,7 +133,30 @@ def build_parser() -> MarkdownIt:
     )
     md.block.ruler.before("table", "front_matter", _front_matter_rule)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    _stop_text_at_www_only(md)
     return md
+
+
+# One character class as markdown-it writes it (re.escape'd characters, so "w" stands alone).
+_CHARACTER_CLASS = re.compile(r"\[((?:\\.|[^\]\\])*)\]", re.DOTALL)
+_CLASS_MEMBER = re.compile(r"\\.|.", re.DOTALL)
+
+
+def _stop_text_at_www_only(md: MarkdownIt) -> None:
+    """Let plain text run on past a ``w`` that starts no ``www.``: the same tokens, fewer stops.
+
+    The GFM autolink plugin makes every ``w`` end a text run so its ``www.`` rule can look
+    there; at any other ``w`` every inline rule then declines and the ``w`` joins the same
+    pending text, one character at a time (a sixth of a parse of English prose). A pattern
+    of another shape than one character class is left as it is.
+    """
+    pattern = md.inline.terminator_re.pattern
+    match = _CHARACTER_CLASS.fullmatch(pattern)
+    members = _CLASS_MEMBER.findall(match.group(1)) if match is not None else []
+    if "w" not in members:
+        return
+    others = "".join(member for member in members if member != "w")
+    md.inline.terminator_re = re.compile(f"[{others}]|w(?=ww\\.)")
 
 
 @lru_cache(maxsize=1)
@@ -142,7 +167,8 @@ def shared_parser() -> MarkdownIt:
 
 def parse(text: str) -> list[Token]:
     """Tokens of ``text`` (a leading BOM ignored), in document order."""
-    return shared_parser().parse(strip_bom(text))
+    with collection_paused():
+        return shared_parser().parse(strip_bom(text))
 
 
 @lru_cache(maxsize=1)
@@ -159,4 +185,5 @@ def block_parser() -> MarkdownIt:
 
 def parse_blocks(text: str) -> list[Token]:
     """Block tokens of ``text`` (a leading BOM ignored); an inline token's content is its source."""
-    return block_parser().parse(strip_bom(text))
+    with collection_paused():
+        return block_parser().parse(strip_bom(text))

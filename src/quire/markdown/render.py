@@ -38,8 +38,10 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
+from quire.core.collector import collection_paused
 from quire.core.errors import InvalidArgument
 from quire.core.limits import MARKDOWN_EXTENSIONS
+from quire.markdown.clean_markup import sanitize_own
 from quire.markdown.highlight import highlight
 from quire.markdown.parser import build_parser, strip_bom
 from quire.markdown.remote_images import diagram_fetch, diagram_notice, move_aside
@@ -314,6 +316,9 @@ def _markdown() -> MarkdownIt:
     }
     for name, rule in rules.items():
         md.add_render_rule(name, rule)
+    # "<br>", not "<br />": nh3 writes void elements so, and a block whose markup is already
+    # written as nh3 writes it need not go through nh3 (see ``clean_markup``).
+    md.options["xhtmlOut"] = False
     return md
 
 
@@ -342,7 +347,8 @@ def render(source: str, *, remote_images: bool = False) -> Rendered:
     env: EnvType = {_REMOTE_IMAGES: remote_images}
     # The whole output, not each raw fragment: a raw <details> or <div> often wraps
     # Markdown between its tags. A hidden front matter block leaves a leading line break.
-    html = sanitize(_markdown().render(text, env)).lstrip("\n")
+    with collection_paused():
+        html = sanitize(_markdown().render(text, env)).lstrip("\n")
     moved: tuple[str, ...] = ()
     if not remote_images:
         html, moved = move_aside(html)
@@ -397,10 +403,11 @@ def render_fragment(
     )
 
 
-def finish_fragment(html: str, *, remote_images: bool) -> Rendered:
+def finish_fragment(html: str, *, remote_images: bool, has_raw: bool) -> Rendered:
     """Rendered HTML of one or more blocks' fragments joined: sanitised, remote images moved
-    aside unless ``remote_images``. Math and Mermaid flags are the caller's to set."""
-    clean = sanitize(html)
+    aside unless ``remote_images``. Math and Mermaid flags are the caller's to set.
+    ``has_raw`` False (no fragment holds raw HTML) lets markup already clean skip nh3."""
+    clean = sanitize(html) if has_raw else sanitize_own(html)
     moved: tuple[str, ...] = ()
     if not remote_images:
         clean, moved = move_aside(clean)

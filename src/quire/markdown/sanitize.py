@@ -35,7 +35,7 @@ _DROPPED_WITH_CONTENT = {
     "title", "textarea", "select", "head",
 }  # fmt: skip
 
-_ATTRIBUTES = {
+ATTRIBUTES: dict[str, set[str]] = {
     "*": {"class", "id", "title", "lang", "dir", "align"},
     "a": {"href", "data-target", "data-heading"},
     "img": {"src", "alt", "width", "height"},
@@ -49,6 +49,7 @@ _ATTRIBUTES = {
     "details": {"open"},
     "time": {"datetime"},
 }
+"""The attributes each element may keep (``*``: every element)."""
 
 # The tags GFM's "disallowed raw HTML" rule neutralises: as raw text elements they would
 # swallow the rest of the document when a writer leaves one unclosed (a <style> in prose).
@@ -78,10 +79,11 @@ MAX_RAW_DEPTH = 512
 """How deep raw HTML elements may nest (the depth browsers cap their DOM trees at)."""
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
-_VOID = {
+VOID_TAGS = frozenset({
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
     "source", "track", "wbr", "keygen", "image",
-}  # fmt: skip
+})  # fmt: skip
+"""Elements that never have an end tag (HTML's void elements)."""
 _CLOSES_P = {
     "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div",
     "dl", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
@@ -126,7 +128,7 @@ class RawHtmlNesting:
 
     def _visit(self, match: re.Match[str]) -> str:
         name = match.group(2).lower()
-        if name in _VOID:
+        if name in VOID_TAGS:
             return match.group(0)
         if match.group(1):
             self._close(name)
@@ -174,7 +176,7 @@ def nests_plainly(html: str, stack: list[str]) -> bool:
         if match.group(2) is None:
             return False
         name = match.group(2).lower()
-        if name in _VOID:
+        if name in VOID_TAGS:
             continue
         if name not in TAGS:
             return False
@@ -201,7 +203,7 @@ def _cleaner() -> nh3.Cleaner:
     return nh3.Cleaner(
         tags=set(TAGS),
         clean_content_tags=_DROPPED_WITH_CONTENT,
-        attributes=_ATTRIBUTES,
+        attributes=ATTRIBUTES,
         attribute_filter=_filter_attribute,
         # Every input is a disabled checkbox or a disabled, formless box. One forced attribute
         # only: nh3 adds several in a hash order that changes from process to process.
@@ -223,5 +225,10 @@ def sanitize(html: str) -> str:
     ``src``. The output is well-formed, deterministic HTML.
     """
     cleaned: str = _cleaner().clean(html)
+    return mark_external_links(cleaned)
+
+
+def mark_external_links(cleaned: str) -> str:
+    """``cleaned`` (nh3's output) with ``rel="noopener noreferrer"`` on every external link."""
     # nh3 escapes < and > inside attribute values, so "<a " only ever starts an anchor tag.
     return _EXTERNAL_LINK.sub(f'<a rel="{EXTERNAL_REL}" ', cleaned)

@@ -10,15 +10,17 @@ goes through ``check``.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator, ValidationError, validators
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from quire.core.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
 
 Schema = Mapping[str, Any]
 
@@ -37,16 +39,26 @@ BLANK_PATTERN = r"\S"
 _KEYWORD_ORDER = ("type", "minLength", "pattern", "minimum", "maximum", "minItems", "enum")
 """Which of one value's faults is named first: its type before its contents."""
 
-_FiniteValidator: Any = validators.extend(  # type: ignore[no-untyped-call]  # untyped in stubs
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
-        # JSON has no NaN or infinity: a value that is one is not a number.
-        "number",
-        lambda checker, value: (
-            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+@functools.cache
+def _finite_validator() -> Any:
+    """Draft 2020-12 where NaN and infinity are not numbers (JSON has neither). jsonschema is
+    imported on the first check, so ``quire mcp`` answers ``initialize`` without loading it."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(  # type: ignore[no-untyped-call]  # untyped in stubs
+        Draft202012Validator,
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+            "number",
+            lambda checker, value: (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+            ),
         ),
-    ),
-)
+    )
+
+
 _COMPILED: dict[int, tuple[Schema, Validator]] = {}
 _MAX_COMPILED = 256
 
@@ -133,7 +145,7 @@ def _validator(schema: Schema) -> Validator:
         "properties": {name: _shallow(value) for name, value in properties.items()},
         "additionalProperties": False,
     }
-    validator: Validator = _FiniteValidator(checked)
+    validator: Validator = _finite_validator()(checked)
     _COMPILED[id(schema)] = (schema, validator)
     return validator
 

@@ -53,6 +53,8 @@ async def _chat(env: ToolEnv, args: dict[str, Any], verb: str) -> tuple[ChatApi,
 async def _workspace(env: ToolEnv, args: dict[str, Any]) -> tuple[ChatApi, str]:
     api = await env.link.api()
     raw = args.get("workspace")
+    if raw is not None and env.remote:  # named on the server, which judges it
+        return ChatApi(api), str(await env.server_path(raw, "workspace"))
     if raw is not None:
         await env.allowed_path(raw, "workspace", "use")
     workspaces = [Path(folder) for folder in await api.workspaces()]
@@ -80,7 +82,7 @@ async def create_chat_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
     """Make a note a chat (a new note, or the tag added to an existing one)."""
     path = await env.allowed_path(args["path"], "path", "write")
     chats = ChatApi(await env.link.api())
-    resolved = await anyio.to_thread.run_sync(os.path.realpath, path)
+    resolved = str(path) if env.remote else await anyio.to_thread.run_sync(os.path.realpath, path)
     private = args.get("private", False)
     if not isinstance(private, bool):
         raise InvalidArgument("`private` must be true or false.", argument="private")

@@ -22,6 +22,7 @@ from quire.core.errors import PathRefused, QuireError
 from quire.core.paths import expand_path
 from quire.fs.documents import find_file, read_document
 from quire.fs.folders import AllowedFolders
+from quire.mcp.remote_paths import server_path
 from quire.mcp.roots import AskRoots, FolderGate, RootsNeeded
 
 if TYPE_CHECKING:
@@ -178,12 +179,22 @@ class ToolEnv:
         """A path argument made absolute (relative to the working directory, ``~/`` home)."""
         return expand_path(raw, cwd=self.services.cwd, home=self.services.home, argument=argument)
 
+    async def server_path(self, raw: str, argument: str) -> Path:
+        """``raw`` as a path the server takes: expanded here, or for a remote call named on the
+        server (absolute there, or ``WORKSPACE/…``: see ``quire.mcp.remote_paths``)."""
+        if not self.remote:
+            return self.expand(raw, argument)
+        named: list[tuple[str, str]] = []
+        if not raw.startswith("/"):
+            named = await (await self.link.api()).named_workspaces()
+        return server_path(raw, argument, named)
+
     async def allowed_path(self, raw: str, argument: str, verb: str) -> Path:
         """``raw`` expanded, refused (PathRefused) unless it lies in an allowed folder. For a
-        remote call, only expanded: the server checks it against the account's grants."""
-        path = self.expand(raw, argument)
+        remote call, only named on the server, which checks it against the account's grants."""
         if self.remote:
-            return path
+            return await self.server_path(raw, argument)
+        path = self.expand(raw, argument)
         folders = await self.folders()
         await anyio.to_thread.run_sync(partial(folders.check, path, verb=verb))
         return path
@@ -191,10 +202,10 @@ class ToolEnv:
     async def document_path(self, raw: str, argument: str, verb: str) -> Path:
         """The existing document ``raw`` names, reached beneath the allowed folders (by
         descriptors: see ``quire.fs.documents``), with its links resolved. For a remote
-        call, only expanded: the server resolves it and checks the account's grants."""
-        path = self.expand(raw, argument)
+        call, only named on the server, which resolves it and checks the account's grants."""
         if self.remote:
-            return path
+            return await self.server_path(raw, argument)
+        path = self.expand(raw, argument)
         folders = await self.folders()
         found = await anyio.to_thread.run_sync(partial(find_file, folders, path, verb=verb))
         return found.path

@@ -23,8 +23,8 @@ from quire.mcp.pages import MORE, kept, message_count, more_candidates, more_lin
 NO_DOCUMENT = "No document is open in Quire; open one first (open_file)."
 
 
-def _path(env: ToolEnv, args: dict[str, Any]) -> str | None:
-    return str(env.expand(args["path"], "path")) if "path" in args else None
+async def _path(env: ToolEnv, args: dict[str, Any]) -> str | None:
+    return str(await env.server_path(args["path"], "path")) if "path" in args else None
 
 
 async def edit_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +35,7 @@ async def edit_document_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, An
             args["find"],
             args["replace"],
             save=bool(args.get("save", False)),
-            path=_path(env, args),
+            path=await _path(env, args),
             read_versions=env.read_versions(),
         )
     except NotOpen:
@@ -53,7 +53,7 @@ async def stream_edit_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
             args["replace"],
             preview=bool(args.get("preview", True)),
             preview_lines=int(args.get("preview_lines", 5)),
-            path=_path(env, args),
+            path=await _path(env, args),
             read_versions=env.read_versions(),
         )
     except NotOpen:
@@ -117,7 +117,7 @@ async def stream_edit_apply_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str
             edit_id=edit_id,
             match_index=int(args.get("match_index", 0)),
             save=bool(args.get("save", False)),
-            path=_path(env, args),
+            path=await _path(env, args),
             base=args.get("base"),
             read_versions=env.read_versions(),
         )

@@ -4,7 +4,8 @@ and ``export_markdown_to_pdf`` (any allowed Markdown file, no server needed).
 ``export`` asks the server: with ``output_path`` it writes the file, without one it opens the
 window's export dialog. ``export_markdown_to_pdf`` checks its paths against the allowed folders
 of this MCP process, then runs the exporter it was given in process (a standalone export
-service for ``quire mcp``, the server's own for ``/mcp``); without one it asks the server.
+service for ``quire mcp``, the server's own for ``/mcp``); without one, or for an account's
+call (whose grants only the server's API checks), it asks the server.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from quire.api.exports import (
     EXPORT_THEMES,
     PAPERS,
     ExportFormat,
+    ExportJob,
     ExportResult,
     ExportTheme,
     Paper,
@@ -42,18 +44,7 @@ UNSAVED = (
 class Exporter(Protocol):
     """What the tools need of an export service (``quire.services.export.ExportService``)."""
 
-    async def export(
-        self,
-        source: Path,
-        *,
-        format: ExportFormat,
-        output: Path | None,
-        overwrite: bool,
-        theme: ExportTheme = "light",
-        paper: Paper = "a4",
-        allowed: Sequence[Path],
-        remote_images: bool = False,
-    ) -> ExportResult: ...
+    async def export(self, job: ExportJob, *, allowed: Sequence[Path]) -> ExportResult: ...
 
 
 async def export_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
@@ -95,7 +86,7 @@ async def export_markdown_to_pdf_tool(env: ToolEnv, args: dict[str, Any]) -> dic
     theme: ExportTheme = args.get("theme", "light")
     paper: Paper = args.get("paper", "a4")
     exporter = env.services.exporter
-    if exporter is None:
+    if exporter is None or env.remote:  # an account's export: the server checks its grants
         api, _ = await server(env)
         result = await ExportApi(api).export(
             str(source),
@@ -107,15 +98,8 @@ async def export_markdown_to_pdf_tool(env: ToolEnv, args: dict[str, Any]) -> dic
         )
     else:
         folders = await env.folders()
-        result = await exporter.export(
-            source,
-            format="pdf",
-            output=output,
-            overwrite=force,
-            theme=theme,
-            paper=paper,
-            allowed=list(folders.folders),
-        )
+        job = ExportJob(source, "pdf", output=output, overwrite=force, theme=theme, paper=paper)
+        result = await exporter.export(job, allowed=list(folders.folders))
     return {"ok": True, **result.dump()}
 
 

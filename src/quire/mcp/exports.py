@@ -15,8 +15,6 @@ import anyio
 from quire.core.errors import InvalidArgument, NotOpen, ServerUnreachable
 from quire.core.pages import BUDGET_CHARS, MAX_LINES
 from quire.markdown.diff import MAX_CONTEXT_LINES, unified_diff
-from quire.markdown.metadata import export_metadata
-from quire.markdown.text import export_text
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
 from quire.mcp.pages import (
@@ -56,6 +54,8 @@ async def _source(env: ToolEnv, args: dict[str, Any]) -> tuple[str, str, str | N
 async def export_text_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
     """Plain text of a document (one page of it when long), with the whole text's word and
     character counts."""
+    from quire.markdown.text import export_text  # the parser loads on first use, not at start
+
     path, source, version = await _source(env, args)
     plain = await anyio.to_thread.run_sync(export_text, source)
     page = text_page(plain.text, args)
@@ -69,6 +69,8 @@ async def export_text_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]
 async def export_metadata_tool(env: ToolEnv, args: dict[str, Any]) -> dict[str, Any]:
     """Front matter, headings, wikilinks, images and words of a document; the lists from
     item ``offset`` on, as many as one result holds (see ``metadata_page``)."""
+    from quire.markdown.metadata import export_metadata  # loaded on first use, not at start
+
     path, source, _version = await _source(env, args)
     metadata = await anyio.to_thread.run_sync(export_metadata, source)
     keep = {"path": path} if "path" in args else {}

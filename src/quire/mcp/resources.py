@@ -17,17 +17,11 @@ import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from quire.api.windows import RecentDocuments
 from quire.client.api import QuireApi
-from quire.core.errors import (
-    FileMissing,
-    FileTooLarge,
-    InvalidArgument,
-    PathRefused,
-    QuireError,
-)
+from quire.client.files import FileApi
+from quire.core.errors import InvalidArgument, QuireError
 from quire.fs.documents import read_document
-from quire.fs.folders import AllowedFolders
-from quire.markdown.titles import document_preview, document_title
 from quire.mcp.arguments import closest
 from quire.mcp.context import ToolEnv
 from quire.mcp.pages import more_lines, text_page
@@ -172,47 +166,24 @@ async def _current(env: ToolEnv) -> str:
 
 
 async def _recent(env: ToolEnv) -> dict[str, Any]:
+    """The recent documents the server describes; a local call keeps those in its allowed
+    folders (an account's call gets what the server's grants let it read)."""
     api = await _running(env)
     try:
-        recent = await api.recent(200)
+        described = await api.recent_documents(200)
     except QuireError as exc:
         fail(SERVER_ERROR, str(exc))
+    if env.remote:
+        return described.dump()
     allowed = await env.folders()
-    paths = [Path(item.path) for item in recent]
-    return await anyio.to_thread.run_sync(_describe_recent, paths, allowed)
-
-
-def _describe_recent(paths: list[Path], allowed: AllowedFolders) -> dict[str, Any]:
-    documents: list[dict[str, Any]] = []
-    skipped = {"missing": 0, "notDocument": 0, "tooLarge": 0, "unreadable": 0, "notAllowed": 0}
-    for path in paths:
-        if not allowed.contains(path):
-            skipped["notAllowed"] += 1
-            continue
-        try:
-            _found, source = read_document(allowed, path)
-            mtime = path.stat().st_mtime_ns // 1_000_000
-        except FileMissing:
-            skipped["missing"] += 1
-            continue
-        except PathRefused:
-            skipped["notDocument"] += 1
-            continue
-        except FileTooLarge:
-            skipped["tooLarge"] += 1
-            continue
-        except (QuireError, OSError):
-            skipped["unreadable"] += 1
-            continue
-        documents.append(
-            {
-                "path": str(path),
-                "title": document_title(source, path.name),
-                "mtimeMs": mtime,
-                "preview": document_preview(source, 200),
-            }
-        )
-    return {"documents": documents, "count": len(documents), "skipped": skipped}
+    kept = tuple(doc for doc in described.documents if allowed.contains(Path(doc.path)))
+    skipped = described.skipped
+    outside = skipped.not_allowed + len(described.documents) - len(kept)
+    return RecentDocuments(
+        documents=kept,
+        count=len(kept),
+        skipped=skipped.model_copy(update={"not_allowed": outside}),
+    ).dump()
 
 
 async def _search(env: ToolEnv, uri: str) -> dict[str, Any]:
@@ -264,6 +235,8 @@ async def _file(env: ToolEnv, uri: str) -> str:
             "document). Open it with the open_file tool first, or call resources/list.",
         )
     try:
+        if env.remote:  # the server's disk, read through its API under the account's grants
+            return await FileApi(api).text(path)
         allowed = await env.folders()
         _found, text = await anyio.to_thread.run_sync(read_document, allowed, Path(path))
         return text

@@ -19,7 +19,6 @@ from quire.core.errors import InvalidArgument, QuireError, ServerUnreachable, To
 from quire.core.views import REVIEW_TIMEOUT_MS, REVIEW_WAIT_MS
 from quire.fs.documents import read_document
 from quire.markdown.edits import check_request_size
-from quire.markdown.tasks import extract_tasks
 from quire.mcp import schemas as s
 from quire.mcp.context import ToolEnv, ToolSpec
 
@@ -166,6 +165,8 @@ async def _from_disk(
     try:
         folders = await env.folders()
         _file, source = await anyio.to_thread.run_sync(read_document, folders, path)
+        from quire.markdown.tasks import extract_tasks  # the parser loads on first use
+
         found = await anyio.to_thread.run_sync(partial(extract_tasks, source))
         tasks = tuple(TaskItem(line=t.line, checked=t.checked, text=t.text) for t in found)
     except QuireError as exc:

@@ -2,6 +2,8 @@
 
 Reads stdin one line at a time (at most MAX_LINE_BYTES), hands each to mcp/incoming.py, and
 answers a line that is no message itself, under the request's id whenever it can be read.
+Pipes (what an MCP client gives) are read and written by the event loop itself
+(``stdio_pipes``); anything else with blocking calls in a worker thread.
 While serving, fd 0 reads the null device and fd 1 writes to stderr (as the SDK's transport
 does), so a tool or child process cannot read the protocol or corrupt it; stdout carries only
 protocol messages, one JSON object per line.
@@ -14,7 +16,8 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from functools import partial
 from typing import IO, Any
 
 import anyio
@@ -25,10 +28,14 @@ from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
 from quire.mcp.incoming import MAX_LINE_BYTES, read_line, too_long
+from quire.mcp.stdio_pipes import OverLong, PipeLines, PipeWriter, is_pipe
 
 logger = logging.getLogger(__name__)
 
 _CHUNK = 1024 * 1024
+
+_FLUSH_S = 5.0
+"""How long the answers still buffered at the end may take to reach a client that reads them."""
 
 
 async def serve_stdio(server: Server[Any]) -> None:
@@ -42,21 +49,40 @@ async def serve_stdio(server: Server[Any]) -> None:
 
 async def serve_streams(server: Server[Any], stdin: IO[bytes], stdout: IO[bytes]) -> None:
     """Serve ``server`` over two binary streams (the claimed stdin and stdout)."""
+    if is_pipe(stdin) and is_pipe(stdout):
+        await _serve_pipes(server, stdin, stdout)
+        return
+    await _serve(server, _blocking_lines(stdin), partial(_blocking_write, stdout))
+
+
+async def _serve_pipes(server: Server[Any], stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    lines = await PipeLines.open(stdin, MAX_LINE_BYTES)
+    writer = await PipeWriter.open(stdout)
+    try:
+        await _serve(server, _pipe_lines(lines), writer.write)
+    finally:
+        lines.close()
+        with anyio.move_on_after(_FLUSH_S, shield=True):
+            await writer.aclose()
+        for stream in (stdin, stdout):  # the descriptions are the client's pipes
+            with contextlib.suppress(OSError, ValueError):
+                os.set_blocking(stream.fileno(), True)
+
+
+async def _serve(
+    server: Server[Any],
+    lines: AsyncIterator[bytes | OverLong],
+    write: Callable[[bytes], Awaitable[None]],
+) -> None:
     incoming, received = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     outgoing, to_send = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def reader() -> None:
         async with incoming:
-            while True:
-                line = await anyio.to_thread.run_sync(
-                    stdin.readline, MAX_LINE_BYTES + 1, abandon_on_cancel=True
-                )
-                if not line:
-                    return
-                if len(line) > MAX_LINE_BYTES:
-                    await anyio.to_thread.run_sync(_skip_rest, stdin, abandon_on_cancel=True)
+            async for line in lines:
+                if isinstance(line, OverLong):
                     logger.warning("a message on stdin was over the size limit")
-                    await outgoing.send(SessionMessage(too_long(line[:4096])))
+                    await outgoing.send(SessionMessage(too_long(line.head)))
                     continue
                 message = read_line(line)
                 if isinstance(message, types.JSONRPCError):
@@ -66,16 +92,39 @@ async def serve_streams(server: Server[Any], stdin: IO[bytes], stdout: IO[bytes]
                     await incoming.send(SessionMessage(message))
 
     async with anyio.create_task_group() as group:
-        group.start_soon(_writer, to_send, stdout)
+        group.start_soon(_writer, to_send, write)
         group.start_soon(reader)
         await server.run(received, outgoing, server.create_initialization_options())
         group.cancel_scope.cancel()
 
 
-async def _writer(messages: MemoryObjectReceiveStream[SessionMessage], stdout: IO[bytes]) -> None:
+async def _pipe_lines(lines: PipeLines) -> AsyncIterator[bytes | OverLong]:
+    while (line := await lines.next()) is not None:
+        yield line
+
+
+async def _blocking_lines(stdin: IO[bytes]) -> AsyncIterator[bytes | OverLong]:
+    """The lines of a stream that is no pipe (a file, a terminal), each read in a thread."""
+    while True:
+        line = await anyio.to_thread.run_sync(
+            stdin.readline, MAX_LINE_BYTES + 1, abandon_on_cancel=True
+        )
+        if not line:
+            return
+        if len(line) > MAX_LINE_BYTES:
+            if not line.endswith(b"\n"):
+                await anyio.to_thread.run_sync(_skip_rest, stdin, abandon_on_cancel=True)
+            yield OverLong(line[:4096])
+            continue
+        yield line
+
+
+async def _writer(
+    messages: MemoryObjectReceiveStream[SessionMessage], write: Callable[[bytes], Awaitable[None]]
+) -> None:
     async with messages:
         async for item in messages:
-            await anyio.to_thread.run_sync(_write, stdout, _dump(item.message))
+            await write(_dump(item.message))
 
 
 def _dump(message: types.JSONRPCMessage) -> bytes:
@@ -87,6 +136,10 @@ def _dump(message: types.JSONRPCMessage) -> bytes:
         data = message.model_dump(by_alias=True, exclude_unset=True)
         text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), default=str)
     return text.encode("utf-8") + b"\n"
+
+
+async def _blocking_write(stdout: IO[bytes], payload: bytes) -> None:
+    await anyio.to_thread.run_sync(_write, stdout, payload)
 
 
 def _write(stdout: IO[bytes], payload: bytes) -> None:

@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from quire.api.exports import EngineStatus, ExportFormat, ExportResult, ExportTheme, Paper
+from quire.api.exports import EngineStatus, ExportJob, ExportResult
 from quire.export.exporter import Exporter
 from quire.export.targets import default_output
 from quire.services import rendering
@@ -33,49 +33,32 @@ class ExportService:
         )
 
     async def export(
-        self,
-        source: Path,
-        *,
-        format: ExportFormat,
-        output: Path | None,
-        overwrite: bool,
-        theme: ExportTheme = "light",
-        paper: Paper = "a4",
-        allowed: Sequence[Path],
-        remote_images: bool = False,
-        scratch: Path | None = None,
+        self, job: ExportJob, *, allowed: Sequence[Path], scratch: Path | None = None
     ) -> ExportResult:
-        """Export the Markdown document ``source`` (absolute) to ``format``.
+        """Export the Markdown document ``job.source`` (absolute) to ``job.format``.
 
-        ``output`` None writes beside ``source`` with the format's extension; an existing file
-        is replaced only with ``overwrite``. Both paths must lie inside ``allowed``. Raises
+        ``job.output`` None writes beside the source with the format's extension; an existing
+        file is replaced only with ``job.overwrite``. Both paths must lie inside ``allowed``. Raises
         PathRefused, FileMissing, FileTooLarge, NotUtf8 (the input or output rules),
         EngineMissing (no engine for the format: the message names the package), ExportFailed
         or StorageFailed. A diagram that cannot be drawn is not an error: it is listed in
         ``diagram_errors`` and its source shown in its place.
 
         ``scratch`` is a private folder of Quire's own the export may be written into besides
-        ``allowed`` (a download). In multi mode the account must be able to read ``source`` (else it
-        is not found, as a missing file is) and write the output unless it goes to
+        ``allowed`` (a download). In multi mode the account must be able to read the source
+        (else it is not found, as a missing file is) and write the output unless it goes to
         ``scratch``; the export reads (images included) only inside the folders its grants
         cover.
         """
         access = current_access()
         if access.restricted:
-            require_readable(source, "export")
-            target = default_output(source, format) if output is None else output
+            require_readable(job.source, "export")
+            target = default_output(job.source, job.format) if job.output is None else job.output
             if scratch is None or not target.is_relative_to(scratch):
                 require_writable(target, "write the export to")
             allowed = _granted_folders(access, allowed)
         return await self._exporter.export(
-            source,
-            format=format,
-            output=output,
-            overwrite=overwrite,
-            theme=theme,
-            paper=paper,
-            allowed=allowed if scratch is None else [*allowed, scratch],
-            remote_images=remote_images,
+            job, allowed=allowed if scratch is None else [*allowed, scratch]
         )
 
     def engines(self) -> list[EngineStatus]:

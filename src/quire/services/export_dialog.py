@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from quire.api.events import ExportData, ExportEvent
-from quire.api.exports import ExportFormat, ExportResult, ExportTheme, Paper
+from quire.api.exports import ExportFormat, ExportJob, ExportResult, ExportTheme, Paper
 
 if TYPE_CHECKING:
     from quire.services.events import EventBus
@@ -75,16 +75,8 @@ async def export_for_download(
     folder = Path(await anyio.to_thread.run_sync(lambda: tempfile.mkdtemp(prefix="quire-export-")))
     try:
         target = folder / (source.stem + EXTENSIONS[format])
-        result = await export.export(
-            source,
-            format=format,
-            output=target,
-            overwrite=False,
-            theme=theme,
-            paper=paper,
-            allowed=allowed,
-            scratch=folder,
-        )
+        job = ExportJob(source, format, output=target, theme=theme, paper=paper)
+        result = await export.export(job, allowed=allowed, scratch=folder)
         content = await anyio.to_thread.run_sync(Path(result.path).read_bytes)
     finally:
         await anyio.to_thread.run_sync(lambda: shutil.rmtree(folder, ignore_errors=True))

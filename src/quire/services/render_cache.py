@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from quire.core.collector import collection_paused
 from quire.markdown.blocks import (
     Split,
     common_prefix,
@@ -133,7 +134,8 @@ class BlockCache:
             if known is not None:
                 self._views.move_to_end(key)
                 return known
-            view = self._render(text, remote_images)
+            with collection_paused():
+                view = self._render(text, remote_images)
             self._views[key] = view
             while len(self._views) > self._split_count:
                 self._views.popitem(last=False)
@@ -200,7 +202,8 @@ class BlockCache:
                 index = self._open_run(cut, index, seen, remote, nesting, fragments)
             has_math = has_math or any(part.has_math for part in fragments)
             has_mermaid = has_mermaid or any(part.has_mermaid for part in fragments)
-            finished = self._finish("".join(part.html for part in fragments), remote)
+            has_raw = any(part.has_raw for part in fragments)
+            finished = self._finish("".join(part.html for part in fragments), remote, has_raw)
             moved.extend(finished.moved)
             unit = finished.unit
             if not units and unit.html.startswith("\n"):
@@ -265,12 +268,13 @@ class BlockCache:
             index += 1
         return index
 
-    def _finish(self, html: str, remote: bool) -> _Finished:
+    def _finish(self, html: str, remote: bool, has_raw: bool) -> _Finished:
+        # Keyed by the HTML alone: raw HTML or not, the same HTML sanitises the same.
         key = (html, remote)
         known = self._finished.get(key)
         if known is not None:
             return known
-        rendered = finish_fragment(html, remote_images=remote)
+        rendered = finish_fragment(html, remote_images=remote, has_raw=has_raw)
         finished = _Finished(Unit(_digest(rendered.html), rendered.html), rendered.remote_images)
         self._finished.put(key, finished, len(html) + len(rendered.html))
         return finished

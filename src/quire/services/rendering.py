@@ -71,7 +71,7 @@ async def render_document(
     text: str, *, head: bool = False, remote_images: bool = False
 ) -> DocumentView:
     """A document's ``text`` rendered; with ``head``, only the beginning of a long one (up to
-    a heading past its first 32 KB, see ``quire.markdown.head``) so a view can show it at
+    a heading past its first 8 KB, see ``quire.markdown.head``) so a view can show it at
     once. A short document is rendered whole either way. Remote images are placeholders
     unless ``remote_images`` (the document's folder turns them on)."""
     part, partial = _part(text, head)

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 import anyio
 
 from quire.api.events import OpenData, OpenEvent, PresentData, PresentEvent, WindowEvent
-from quire.api.windows import Presented, RecentDocument, Recents, Tab, Window
+from quire.api.windows import (
+    Presented,
+    RecentDocument,
+    RecentDocuments,
+    Recents,
+    Tab,
+    Window,
+)
 from quire.core.errors import EditRefused, InvalidArgument, NotOpen, PathRefused
 from quire.core.views import (
     DOC_ID_LENGTH,
@@ -33,6 +40,7 @@ from quire.db import windows as store
 from quire.db.advisory_locks import AdvisoryLocks
 from quire.fs.documents import find_file
 from quire.services.document_access import readable, require_readable
+from quire.services.recent_documents import describe_recent
 from quire.services.replicas.fanout import Alone, Fanout, Wakeups
 from quire.services.replicas.turns import Turns
 from quire.services.users.access import current_access
@@ -49,6 +57,14 @@ RECENTS_KEPT = RECENT_LIMIT[1]
 MAX_LINE = 4_294_967_295
 _DOC_ID = re.compile(f"[0-9a-f]{{{DOC_ID_LENGTH}}}")
 NO_DOCUMENT = "No document is open in Quire; open one first (open_file)."
+
+
+@dataclass(frozen=True)
+class _CachedWindow:
+    """A user's window as stored, and the account id (None: no account) it was read for."""
+
+    state: WindowState
+    account: str | None
 
 
 @dataclass(frozen=True)
@@ -127,7 +143,7 @@ class Windows:
         # cached in memory and forgotten on each change, here and, through the fanout, in the
         # other replicas; the version stops a read that started before a change from caching
         # what it read.
-        self._states: dict[str, WindowState] = {}
+        self._states: dict[str, _CachedWindow] = {}
         self._versions: dict[str, int] = {}
         self._fanout.listen(TOPIC, Wakeups(self._forget_here, self._forget_everyone))
 
@@ -188,8 +204,7 @@ class Windows:
 
     async def current(self, user: str) -> Current:
         """The active document's path and live text, or ``path: None`` when none is open."""
-        state = await self.state(user)
-        tab = _active_tab(state)
+        tab = await self._active(user)
         if tab is None:
             return Current(None, "", None, None)
         opened = await self._live(tab)
@@ -203,8 +218,7 @@ class Windows:
         Raises NotOpen when no document is open, and EditRefused when ``path`` (compared
         after resolving symlinks) is not the open document.
         """
-        state = await self.state(user)
-        tab = _active_tab(state)
+        tab = await self._active(user)
         if tab is None:
             raise NotOpen(NO_DOCUMENT)
         if path is not None:
@@ -236,8 +250,7 @@ class Windows:
         if path is not None:
             opened = await self.open(user, path, "read", verb="present", author=author)
         else:
-            state = await self.state(user)
-            tab = _active_tab(state)
+            tab = await self._active(user)
             if tab is None:
                 raise NotOpen(
                     "No document is open to present. Pass `path` to present it, or open the "
@@ -326,17 +339,26 @@ class Windows:
         access = current_access()
         return _readable_tabs(state) if access.restricted else state
 
+    async def _active(self, user: str) -> TabState | None:
+        """The user's active tab, when the request may read its document; no other tab is
+        checked (each check resolves a path)."""
+        tab = _active_tab(await self._stored(user))
+        return tab if tab is not None and readable(tab.path) else None
+
     async def _stored(self, user: str) -> WindowState:
-        """The user's window as stored (cached between changes)."""
+        """The user's window as stored (cached between changes, for the account it was read
+        for: an account deleted and made again under the same name never gets the old one's)."""
+        identity = current_access().identity
+        account = None if identity is None else identity.user_id
         cached = self._states.get(user)
-        if cached is not None:
-            return cached
+        if cached is not None and cached.account == account:
+            return cached.state
         version = self._versions.get(user, 0)
         async with self._db.session() as session:
             window = await store.load_window(session, user)
         state = _state(window)
         if self._versions.get(user, 0) == version:
-            self._states[user] = state
+            self._states[user] = _CachedWindow(state, account)
         return state
 
     def _forget(self, user: str) -> None:
@@ -363,6 +385,14 @@ class Windows:
         if restricted:
             found = [item for item in found if readable(item.path)][:limit]
         return found
+
+    async def recent_documents(self, user: str, limit: int = RECENT_LIMIT[2]) -> RecentDocuments:
+        """The user's recent documents (as ``recent``) that can still be read, each with its
+        title, modification time and preview; those left out are counted by reason."""
+        found = await self.recent(user, limit)
+        paths = [item.path for item in found]
+        folders = self._workspaces.openable
+        return await anyio.to_thread.run_sync(describe_recent, paths, folders)
 
     async def _checked(self, path: Path, verb: str) -> Path:
         folders = self._workspaces.openable

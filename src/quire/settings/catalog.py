@@ -141,6 +141,12 @@ SETTINGS: tuple[Setting, ...] = (
         default_text="the host name and the process id (`host-1234`)",
     ),
     Setting("open_browser", "true or false (`--no-browser` makes it false)", flag="--no-browser"),
+    Setting(
+        "log_requests",
+        "true or false (`--log-requests` makes it true)",
+        file_key="server.log_requests",
+        flag="--log-requests",
+    ),
     Setting("chat_enabled", "true or false", file_key="chat.enabled"),
     Setting("approvals_enabled", "true or false", file_key="approvals.enabled"),
     Setting(

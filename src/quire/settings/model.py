@@ -108,6 +108,12 @@ class Settings(BaseModel):
     open_browser: bool = Field(
         default=True, description="Whether `quire serve` opens the login URL in a browser."
     )
+    log_requests: bool = Field(
+        default=False,
+        description="Whether the server logs a line for every HTTP request it answers "
+        "(method, path, status; tokens masked). Off, the log holds starts, stops, warnings "
+        "and errors only.",
+    )
     chat_enabled: bool = Field(
         default=True,
         description="Whether chats are on: the chat routes, the `quire chat` commands' server "
@@ -251,14 +257,7 @@ def load_settings(
         if found is not None:
             values[key] = check(found[0], found[1], state_dir)
     _network_settings(values, flags, environ, config, path, cwd=cwd, home=home)
-    if flags.get("open_browser") is not None:
-        values["open_browser"] = _boolean(flags["open_browser"], _flag_source("open_browser"))
-    chat = _chat_enabled(config, path)
-    if chat is not None:
-        values["chat_enabled"] = chat
-    found = _pick("approvals_enabled", {}, {}, config, path)
-    if found is not None:
-        values["approvals_enabled"] = _boolean(*found)
+    _switches(values, flags, config, path)
     browser = _export_browser(environ, config, path, home=home, cwd=cwd)
     if browser is not None:
         values["export_browser"] = browser
@@ -274,6 +273,25 @@ def load_settings(
         assert isinstance(workspaces, tuple)
         values["remote_images"] = _remote_images(*found, workspaces=workspaces, home=home)
     return _exposed_safely(Settings.model_validate(values))
+
+
+def _switches(
+    values: dict[str, object],
+    flags: Mapping[str, object | None],
+    config: Mapping[str, object],
+    path: Path,
+) -> None:
+    """The true-or-false settings (the browser, the request log, chat, approvals), checked
+    into ``values``."""
+    if flags.get("open_browser") is not None:
+        values["open_browser"] = _boolean(flags["open_browser"], _flag_source("open_browser"))
+    chat = _chat_enabled(config, path)
+    if chat is not None:
+        values["chat_enabled"] = chat
+    for key, given in (("log_requests", flags), ("approvals_enabled", {})):
+        found = _pick(key, given, {}, config, path)
+        if found is not None:
+            values[key] = _boolean(*found)
 
 
 def _network_settings(

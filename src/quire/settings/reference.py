@@ -45,6 +45,7 @@ trusted_proxies = ["127.0.0.1"]
 public_url = "https://notes.example.com"
 redis = "redis://cache.example:6379/0"
 replica_id = "web-1"
+log_requests = false
 
 [chat]
 enabled = true

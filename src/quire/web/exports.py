@@ -18,7 +18,14 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from quire.api.export_requests import ExportBody, ExportDialogBody, ExportDialogOpened
-from quire.api.exports import EXPORT_FORMATS, EXPORT_THEMES, PAPERS, Engines, ExportFormat
+from quire.api.exports import (
+    EXPORT_FORMATS,
+    EXPORT_THEMES,
+    PAPERS,
+    Engines,
+    ExportFormat,
+    ExportJob,
+)
 from quire.core.errors import EngineMissing, InvalidArgument, QuireError
 from quire.services.export_dialog import ask_for_dialog, export_for_download
 from quire.web.answers import answer
@@ -55,15 +62,15 @@ async def export_file(request: Request) -> Response:
     body = await read_body(request, ExportBody)
     source = absolute_path(body.path)
     output = None if body.output_path is None else absolute_path(body.output_path, "output_path")
-    result = await _export(request).export(
+    job = ExportJob(
         source,
-        format=body.format,
+        body.format,
         output=output,
         overwrite=body.overwrite,
         theme=body.theme,
         paper=body.paper,
-        allowed=_allowed(request),
     )
+    result = await _export(request).export(job, allowed=_allowed(request))
     return answer(result)
 
 

@@ -115,7 +115,7 @@ async def rendered_document(request: Request) -> Response:
     partial}`, rendered from its live text (unsaved edits included) by the same renderer as
     exports (remote images are click-to-load placeholders unless the document's folder is in
     `preview.remote_images`). `part=head` asks for the beginning of a long document first (up
-    to a heading past its first 32 KB; `partial: true`), so the view shows it at once; a short
+    to a heading past its first 8 KB; `partial: true`), so the view shows it at once; a short
     document is rendered whole either way."""
     values = query_args(request, ("docId", "part"))
     head = _head(values.get("part"))

@@ -88,6 +88,23 @@ async def recent(request: Request) -> Response:
     return answer(recents_answer(documents))
 
 
+async def recent_documents(request: Request) -> Response:
+    """The recently opened documents that can still be read, newest first, each with its
+    title, mtimeMs and a 200-character preview: `{documents: [{path, title, mtimeMs,
+    preview}], count, skipped: {missing, notDocument, tooLarge, unreadable, notAllowed}}`.
+    `limit` (1 to 200, default 10) counts the recents looked at, skipped ones included."""
+    values = query_args(request, ("limit",))
+    limit = query_int(values, "limit")
+    windows = services_of(request).windows
+    user = current_user(request)
+    described = (
+        await windows.recent_documents(user)
+        if limit is None
+        else await windows.recent_documents(user, limit)
+    )
+    return answer(described)
+
+
 async def workspaces(request: Request) -> Response:
     """The folders this server serves: `{workspaces: [{path, name}]}`, in the order given."""
     return answer(workspace_list(services_of(request).workspaces))
@@ -111,6 +128,7 @@ routes: list[BaseRoute] = [
     Route("/api/window/activate", activate, methods=["POST"]),
     Route("/api/window/close", close_tab, methods=["POST"]),
     Route("/api/recent", recent, methods=["GET"]),
+    Route("/api/recent/documents", recent_documents, methods=["GET"]),
     Route("/api/files", files, methods=["GET"]),
     Route("/api/workspaces", workspaces, methods=["GET"]),
 ]

@@ -135,3 +135,29 @@ async def test_a_burst_in_many_smaller_batches_turns_into_rescans_once_past_the_
                 break
     kinds = [(e.data.rescan, len(e.data.changes)) for e in received if isinstance(e, TreeEvent)]
     assert kinds == [(False, part), (False, part), (True, 0), (True, 0)]
+
+
+async def test_a_burst_lasts_until_the_workspace_is_quiet(tmp_path: Path) -> None:
+    """Past the limit, smaller batches that keep coming are rescans too, even once the last
+    ``RESCAN_QUIET_S`` alone would hold fewer than the limit; a batch after a quiet spell is a
+    list again."""
+    clock = Clock()
+    bus = EventBus()
+    feed = TreeFeed(Workspaces([tmp_path]), bus, RecentPaths(clock), clock=clock)
+    burst = [created(tmp_path / f"n{i}.md") for i in range(RESCAN_AT + 1)]
+    received: list[Event] = []
+    async with bus.subscribe("ann") as ann, feed:
+        await feed.watched(burst)
+        received += await drain(ann)
+        for index in range(2):  # the checkout goes on, slowly: each batch a held-back rescan
+            clock.now += RESCAN_QUIET_S * 0.75
+            await feed.watched([created(tmp_path / f"slow{index}.md")])
+            with anyio.fail_after(RESCAN_QUIET_S + 1):
+                async for event in ann:
+                    received.append(event)
+                    break
+        clock.now += RESCAN_QUIET_S
+        await feed.watched([created(tmp_path / "later.md")])
+        received += await drain(ann)
+    kinds = [(e.data.rescan, len(e.data.changes)) for e in received if isinstance(e, TreeEvent)]
+    assert kinds == [(True, 0), (True, 0), (True, 0), (False, 1)]

@@ -258,7 +258,10 @@ export async function selectChat(path: string): Promise<void> {
     const view = await chatApi.read(path, readerName());
     if (conversation.peek()?.path !== path) return;
     await renderFirst([view.description, ...view.messages.slice(-PAGE).map((message) => message.body)]);
-    if (conversation.peek()?.path !== path) return;
+    const current = conversation.peek();
+    if (current?.path !== path) return;
+    // Deleted (or access lost) while this read was on its way: it stays so.
+    const gone = current.deleted ? { deleted: true, presence: [], revoked: current.revoked } : {};
     conversation.value = {
       ...empty,
       path: view.path,
@@ -272,6 +275,7 @@ export async function selectChat(path: string): Promise<void> {
       roles: view.roles,
       avatars: view.avatars,
       loaded: true,
+      ...gone,
     };
     chats.value = chats.peek().map((chat) => (chat.path === view.path ? { ...chat, unread: 0 } : chat));
   } catch (error) {

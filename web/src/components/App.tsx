@@ -23,6 +23,7 @@ import {
   leavePresent,
   paletteOpen,
   presenting,
+  refreshPending,
   resync,
   review,
   save,
@@ -129,9 +130,16 @@ export function App() {
     };
     // Sticky: a reconnect passes through "connecting" between "offline" and "online".
     let wasOffline = false;
+    let firstOnline = true;
     const channel = new EventChannel(onEvent, (state) => {
       if (state === "offline") wasOffline = true;
       connection.value = state;
+      if (state === "online" && firstOnline) {
+        firstOnline = false;
+        // What the page's first fetches could not see and no event will tell: a review or an
+        // approval asked for between those answers and the socket opening.
+        refreshPending();
+      }
       if (state === "online" && wasOffline) {
         wasOffline = false;
         resync();

@@ -11,6 +11,7 @@ import { liveDocument } from "../collab";
 import { editorExtensions } from "../editor/setup";
 import { uploadOnDrop } from "../editor/drop";
 import { flashTracker } from "../editor/flash";
+import { focusClaimedSinceOpened } from "../focusClaims";
 import { metrics } from "../metrics";
 import { onLeave, rememberedLine, rememberLine } from "../scroll";
 import { agentEdits, markDirty, pendingLines, windowState } from "../state";
@@ -32,13 +33,15 @@ function goToLine(view: EditorView, line: number, placeCursor: boolean): void {
 
 /** Whether a newly ready editor may take the focus: not from a field the person is typing in
  * (the tree's rename field, a dialog's input), and not from anything they moved to while the
- * document was loading. */
-function mayTakeFocus(focusedAtStart: Element | null): boolean {
+ * document was loading: an element other than the one focused when the editor started, or a
+ * place focused on purpose since the document opened (a row revealed before a late editor
+ * started is the very element focused then). */
+function mayTakeFocus(focusedAtStart: Element | null, docId: string): boolean {
   const focused = document.activeElement;
   if (focused === null || focused === document.body) return true;
   if (focused instanceof HTMLInputElement || focused instanceof HTMLTextAreaElement) return false;
   if (focused instanceof HTMLElement && focused.isContentEditable) return false;
-  return focused === focusedAtStart;
+  return focused === focusedAtStart && !focusClaimedSinceOpened(docId);
 }
 
 export function EditorPane({ tab, mode }: { tab: TabInfo; mode: "edit" | "source" }) {
@@ -91,7 +94,7 @@ export function EditorPane({ tab, mode }: { tab: TabInfo; mode: "edit" | "source
         const line = rememberedLine(tab.docId);
         if (line && line > 1) requestAnimationFrame(() => goToLine(view, line, false));
       }
-      if (mayTakeFocus(focusedAtStart)) view.focus();
+      if (mayTakeFocus(focusedAtStart, tab.docId)) view.focus();
       release = onLeave(() => rememberLine(tab.docId, topLine(view)));
       unsubscribe = agentEdits.subscribe((edits) => {
         const edit = edits[tab.docId];

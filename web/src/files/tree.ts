@@ -6,6 +6,7 @@
 import { batch, computed, signal } from "@preact/signals";
 import type { FileEntry } from "../api";
 import { baseName, isMarkdown } from "../paths";
+import { claimFocus } from "../focusClaims";
 import { files, refreshFiles, sidebarOpen } from "../state";
 import type { WindowEvent } from "../events";
 import { filesApi, type TreeChange, type TreeData, type Workspace } from "./filesApi";
@@ -296,8 +297,9 @@ export function buildTree(entries: FileEntry[], extra: ReadonlySet<string>, serv
   return [...roots.values()].map(sort);
 }
 
-/** Focus the tree row of `path` once the tree has drawn it. */
+/** Focus the tree row of `path` once the tree has drawn it (on purpose: no editor takes it). */
 export function focusRow(path: string): void {
+  claimFocus();
   requestAnimationFrame(() => {
     document.querySelector<HTMLElement>(`.tree [role="treeitem"][data-path="${CSS.escape(path)}"]`)?.focus();
   });

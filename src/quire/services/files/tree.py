@@ -8,7 +8,8 @@ another program is the two. Hidden names (a dot in any part, so ``.quire/`` and 
 are left out, and so are the paths Quire itself just changed (``RecentPaths``: the file
 service published those already). Once more than ``RESCAN_AT`` paths changed in a workspace
 within ``RESCAN_QUIET_S`` (a checkout, in one batch or in many), its batch becomes one
-``rescan`` event; a second one within ``RESCAN_QUIET_S`` of the last is held back and sent
+``rescan`` event, and so does every batch after it until the workspace has been quiet for
+``RESCAN_QUIET_S``; a rescan within ``RESCAN_QUIET_S`` of the last is held back and sent
 then, so a long burst is never a storm. A file whose content changed under the same name is
 no tree change.
 
@@ -100,6 +101,8 @@ class TreeFeed:
         self._last_rescan: dict[Path, float] = {}
         self._counts: dict[Path, deque[tuple[float, int]]] = {}
         self._held: set[Path] = set()
+        self._burst: dict[Path, float] = {}
+        """Each workspace in a burst, with when its last batch came."""
         self._group: TaskGroup | None = None
 
     async def __aenter__(self) -> Self:
@@ -121,11 +124,26 @@ class TreeFeed:
     async def watched(self, changes: list[FileChange]) -> None:
         """Publish one batch of the watcher's changes (the search service's listener)."""
         for workspace, found in self.changes_by_workspace(changes).items():
-            if self._count(workspace, len(found)) > RESCAN_AT:
+            if self._in_burst(workspace, len(found)):
                 self._rescan(workspace)
             elif found and workspace not in self._held:
                 data = TreeData(workspace=str(workspace), changes=tuple(found), rescan=False)
                 self._bus.publish_all(TreeEvent(data=data))
+
+    def _in_burst(self, workspace: Path, changed: int) -> bool:
+        """Whether a batch of ``changed`` paths in ``workspace`` is part of a burst: it takes
+        the paths changed within ``RESCAN_QUIET_S`` past ``RESCAN_AT``, or comes within
+        ``RESCAN_QUIET_S`` of a batch that was (a burst lasts until the workspace is quiet, so
+        a checkout slowed down by a busy machine does not go back to long lists midway)."""
+        now = self._clock()
+        last = self._burst.get(workspace)
+        if self._count(workspace, changed) > RESCAN_AT or (
+            last is not None and now - last < RESCAN_QUIET_S
+        ):
+            self._burst[workspace] = now
+            return True
+        self._burst.pop(workspace, None)
+        return False
 
     def _count(self, workspace: Path, changed: int) -> int:
         """The paths changed in ``workspace`` over the last ``RESCAN_QUIET_S``, these too: a

@@ -16,23 +16,24 @@ as a path that is not there; with read access only, a write is "access denied".
 
 from __future__ import annotations
 
-import copy
 import logging
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 from quire.core.errors import AccessDenied, FileMissing
 from quire.core.teams.grants import Access as Level
 from quire.core.teams.grants import Grant, access_to, leads_to
-from quire.fs.resolve import resolve_leniently
+from quire.fs.resolve import resolve_leniently_as_text
 from quire.services.users.identity import Identity
 
 logger = logging.getLogger(__name__)
+
+_K = TypeVar("_K", Path, str)
 
 
 class Access:
@@ -107,6 +108,36 @@ EVERYTHING = Access()
 
 LEVELS_KEPT = 256
 """How many paths one request remembers the level of (a listing checks many paths once)."""
+RESOLVED_LEVELS_KEPT = 4096
+"""How many resolved paths an account's access remembers the level of, across its requests."""
+
+
+@dataclass(frozen=True)
+class _Derived:
+    """What an account's access works out once from its grants, shared by every request's
+    copy of it. Nothing here looks at the disk."""
+
+    innermost_first: tuple[tuple[str, str, str], ...]
+    """Each served folder as text, the prefix of the paths inside it, and its grants' name,
+    the deepest first (the first folder holding a path is its innermost)."""
+    hidden_keys: frozenset[str]
+    """The hidden private chats' keys (``_key``)."""
+    levels: dict[str, Level | None]
+    """The level of each resolved path (as text) worked out so far. It depends on the grants
+    and the hidden chats alone, which one access never changes (a change of them makes a new
+    access, through the access-change counter), so it is kept across requests; where a path
+    leads is not: each request resolves it again."""
+
+    @classmethod
+    def of(cls, workspaces: Sequence[tuple[Path, str]], hidden: frozenset[Path]) -> _Derived:
+        ordered = sorted(workspaces, key=lambda item: len(item[0].parts), reverse=True)
+        return cls(
+            innermost_first=tuple(
+                (str(folder), str(folder).rstrip("/") + "/", name) for folder, name in ordered
+            ),
+            hidden_keys=frozenset(_key(path) for path in hidden),
+            levels={},
+        )
 
 
 @dataclass(frozen=True)
@@ -128,19 +159,25 @@ class GrantedAccess(Access):
     born_private: frozenset[Path] = frozenset()
     """The private chats that were created private (nobody outside their members ever had
     them); the others were made private later."""
-    _levels: dict[Path, Level | None] = field(
-        default_factory=dict, init=False, compare=False, repr=False
+    _levels: dict[Path, Level | None] | None = field(
+        default=None, init=False, compare=False, repr=False
     )
-    """The levels found so far, by path as asked: kept for one request only (``for_request``),
-    so a path a request checks several times is resolved once, and a symlink changed on disk
-    counts from the next request on."""
+    """The levels found so far, by path as asked, in one request's copy (``for_request``):
+    a path a request checks several times is resolved once, and a symlink changed on disk
+    counts from the next request on. None in the access itself, which a socket uses for
+    hours: it resolves every path afresh."""
+    _derived: _Derived = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_derived", _Derived.of(self.workspaces, self.hidden))
 
     def for_request(self) -> GrantedAccess:
-        """A copy for one request, with no level found yet. A shallow copy: what is worked
-        out once from the grants (the folders' prefixes, the hidden chats' keys) is shared,
-        not worked out again for every request."""
-        copied = copy.copy(self)
-        object.__setattr__(copied, "_levels", {})
+        """A copy for one request, with no level found yet. It shares what is worked out once
+        from the grants (``_Derived``); made by hand, as ``copy.copy`` would take a few
+        times longer, on every request."""
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        copied.__dict__["_levels"] = {}
         return copied
 
     @property
@@ -152,38 +189,43 @@ class GrantedAccess(Access):
         return True
 
     def level(self, path: Path) -> Level | None:
-        if path in self._levels:
-            return self._levels[path]
-        found = self._level(path)
-        if len(self._levels) < LEVELS_KEPT:
-            self._levels[path] = found
-        return found
+        levels = self._levels
+        if levels is None:
+            return self._level(path)
+        return _remembered(levels, path, LEVELS_KEPT, self._level)
 
     def _level(self, path: Path) -> Level | None:
         try:
-            return self._resolved_level(resolve_leniently(path))
+            return self._resolved_level(resolve_leniently_as_text(path))
         except Exception:
             logger.exception("An access check failed, so access was denied")
             return None
 
-    def _resolved_level(self, resolved: Path) -> Level | None:
+    def _resolved_level(self, resolved: str) -> Level | None:
+        """The level of a path already resolved, remembered (``_Derived.levels``)."""
+        return _remembered(self._derived.levels, resolved, RESOLVED_LEVELS_KEPT, self._work_out)
+
+    def _work_out(self, resolved: str) -> Level | None:
         located = self._placed(resolved)
         if located is None:
             return None
-        if self.hidden and _key(resolved) in self._hidden_keys:
+        if self.hidden and _key(resolved) in self._derived.hidden_keys:
             return None
         return access_to(self.grants, *located)
 
     def may_read_resolved(self, path: Path) -> bool:
         try:
-            return self._resolved_level(path) is not None
+            return self._resolved_level(str(path)) is not None
         except Exception:
             logger.exception("An access check failed, so access was denied")
             return False
 
     def hides(self, path: Path) -> bool:
         try:
-            return bool(self.hidden) and _key(resolve_leniently(path)) in self._hidden_keys
+            return (
+                bool(self.hidden)
+                and _key(resolve_leniently_as_text(path)) in self._derived.hidden_keys
+            )
         except Exception:
             logger.exception("An access check failed, so the path was hidden")
             return True
@@ -195,10 +237,6 @@ class GrantedAccess(Access):
         except Exception:
             logger.exception("An access check failed, so access was denied")
             return None
-
-    @cached_property
-    def _hidden_keys(self) -> frozenset[str]:
-        return frozenset(_key(path) for path in self.hidden)
 
     def sees_folder(self, path: Path) -> bool:
         try:
@@ -213,27 +251,32 @@ class GrantedAccess(Access):
     def _locate(self, path: Path) -> tuple[str, str] | None:
         """The workspace name and the ``/``-separated path inside it of ``path`` (resolved
         through symlinks), from the innermost served folder holding it; None outside them."""
-        return self._placed(resolve_leniently(path))
+        return self._placed(resolve_leniently_as_text(path))
 
-    def _placed(self, resolved: Path) -> tuple[str, str] | None:
+    def _placed(self, resolved: str) -> tuple[str, str] | None:
         """``_locate`` of a path already resolved."""
-        text = str(resolved)
-        for folder, under, name in self._innermost_first:
-            if text == folder:
+        for folder, under, name in self._derived.innermost_first:
+            if resolved == folder:
                 return name, ""
-            if text.startswith(under):
-                return name, unicodedata.normalize("NFC", text[len(under) :])
+            if resolved.startswith(under):
+                return name, unicodedata.normalize("NFC", resolved[len(under) :])
         return None
 
-    @cached_property
-    def _innermost_first(self) -> tuple[tuple[str, str, str], ...]:
-        """Each served folder as text, the prefix of the paths inside it, and its grants'
-        name, the deepest first (the first folder holding a path is its innermost)."""
-        ordered = sorted(self.workspaces, key=lambda item: len(item[0].parts), reverse=True)
-        return tuple((str(folder), str(folder).rstrip("/") + "/", name) for folder, name in ordered)
+
+def _remembered(
+    kept: dict[_K, Level | None], key: _K, most: int, work_out: Callable[[_K], Level | None]
+) -> Level | None:
+    """The level ``kept`` holds for ``key``, else ``work_out``'s, kept while fewer than
+    ``most`` are."""
+    if key in kept:
+        return kept[key]
+    found = work_out(key)
+    if len(kept) < most:
+        kept[key] = found
+    return found
 
 
-def _key(path: Path) -> str:
+def _key(path: Path | str) -> str:
     """How private chat paths are matched: without regard to case or Unicode form (some disks
     open ``CHATS/A.md`` as ``Chats/a.md``)."""
     return unicodedata.normalize("NFC", str(path)).casefold()

@@ -19,6 +19,7 @@ from quire.db import accounts as rows
 from quire.db import roster
 from quire.db.accounts import StoredAccount
 from quire.db.engine import Database
+from quire.db.user_state import forget_user_state
 from quire.services.users.identity import AccountInfo
 from quire.services.users.passwords import Passwords
 
@@ -145,13 +146,16 @@ class Accounts:
         return info(changed)
 
     async def delete(self, username: str) -> None:
-        """Delete the account with its tokens, sessions, memberships and grants. The last
-        enabled superadmin cannot be deleted."""
+        """Delete the account with its tokens, sessions, memberships and grants, and what it
+        kept under its name (window, recents, reviews, approvals, chat read positions,
+        notices), so an account made later under the same name starts with none of it. The
+        last enabled superadmin cannot be deleted."""
         async with self._db.session() as session:
             account = await require(session, username)
             if not account.disabled:
                 await _keep_a_superadmin(session, account, "deleted")
             await rows.delete_user(session, account.user_id)
+            await forget_user_state(session, account.username)
             await session.commit()
 
 
