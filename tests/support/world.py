@@ -16,10 +16,12 @@ import anyio
 import anyio.lowlevel
 
 from quire.api.events import Event
+from quire.core.views import REVIEWS_KEPT
 from quire.db.engine import Database
 from quire.services.app import AppServices
 from quire.services.events import EventBus
 from quire.services.live.documents import LiveDocuments
+from quire.services.replicas.fanout import Fanout
 from quire.services.reviews.loop import Reviews
 from quire.services.windows import Windows
 from quire.settings.model import Settings
@@ -165,6 +167,7 @@ async def open_world(
     keep: int | None = None,
     allowed: tuple[Path, ...] = (),
     more_workspaces: tuple[Path, ...] = (),
+    fanout: Fanout | None = None,
 ) -> AsyncIterator[World]:
     """The services over ``db`` serving ``workspace`` (and ``more_workspaces`` after it), the
     reviews' deadline timer running; closes the live documents after."""
@@ -175,12 +178,17 @@ async def open_world(
     workspaces = Workspaces([workspace, *more_workspaces], allowed=allowed)
     documents = LiveDocuments(db, bus, folders=workspaces.openable, clock=clock)
     windows = Windows(db, bus, documents, workspaces, clock=clock)
-    if keep is None:
-        reviews = Reviews(db, bus, windows, documents, clock=clock, sleep=sleep, timer=timer)
-    else:
-        reviews = Reviews(
-            db, bus, windows, documents, clock=clock, sleep=sleep, timer=timer, keep=keep
-        )
+    reviews = Reviews(
+        db,
+        bus,
+        windows,
+        documents,
+        clock=clock,
+        sleep=sleep,
+        timer=timer,
+        keep=REVIEWS_KEPT if keep is None else keep,
+        fanout=fanout,
+    )
     try:
         async with reviews:
             yield World(

@@ -13,33 +13,9 @@ from pycrdt import Awareness, Doc
 
 from quire.services.live.cursors import CURSORS, FROM_REPLICA, RemoteCursors
 from quire.services.live.sharing import CatchUps
-from quire.services.replicas.fanout import FanoutState, Listener
+from tests.support.signals import SentSignals
 
 pytestmark = pytest.mark.anyio
-
-
-class SentSignals:
-    """A fanout that keeps what is sent (the replicas' seam, without a broker)."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, str]] = []
-
-    @property
-    def replica(self) -> str:
-        return "here"
-
-    @property
-    def state(self) -> FanoutState:
-        return "connected"
-
-    def send(self, topic: str, data: str) -> None:
-        self.sent.append((topic, data))
-
-    def listen(self, topic: str, listener: Listener) -> None:
-        pass
-
-    async def flush(self) -> None:
-        pass
 
 
 def cursor_of(client_id: int, name: str) -> bytes:

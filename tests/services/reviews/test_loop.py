@@ -18,6 +18,7 @@ from quire.core.errors import (
 )
 from quire.core.views import OWNER, document_id
 from quire.db.engine import Database
+from quire.services.reviews.loop import TOPIC
 from quire.services.reviews.results import (
     Ended,
     StillPending,
@@ -25,6 +26,7 @@ from quire.services.reviews.results import (
     file_annotations,
     wait_outcome,
 )
+from tests.support.signals import SentSignals
 from tests.support.world import World, open_world
 
 
@@ -521,3 +523,18 @@ async def test_the_newest_256_reviews_and_the_newest_of_each_file_are_kept(
             await world.reviews.get(OWNER, gone.id)
     for kept in (inline[2], inline[-1]):
         assert (await world.reviews.get(OWNER, kept.id)).id == kept.id
+
+
+@pytest.mark.anyio
+async def test_a_request_returns_only_once_the_other_replicas_were_told(
+    database: Database, tmp_path: Path
+) -> None:
+    """Each replica keeps the pending reviews' deadlines; the one a review was requested
+    through may die the moment it answers, so its signal must have left by then."""
+    fanout = SentSignals()
+    workspace = (tmp_path / "workspace").resolve()
+    workspace.mkdir()
+    async with open_world(database, workspace, fanout=fanout) as world:
+        review = await world.reviews.request(OWNER, content="Approve?")
+        assert (TOPIC, review.id) in fanout.sent
+        assert fanout.flushed == len(fanout.sent)

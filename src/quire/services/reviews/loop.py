@@ -182,6 +182,9 @@ class Reviews:
         for closed in ended:
             self._announce(closed)
         self._announce(review)
+        # The other replicas hear of it before the agent does: each keeps the deadline, so the
+        # timeout is recorded even if this replica dies right after answering.
+        await self._fanout.flush()
         return review
 
     async def _insert(self, review: StoredReview, now: int) -> list[StoredReview]:
