@@ -14,6 +14,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from quire.core.errors import StorageFailed
+from quire.db import sqlite_schema
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -48,6 +49,11 @@ async def migrate(engine: AsyncEngine) -> None:
         if connection.dialect.name == "sqlite":
             # Take the write lock first, so the whole upgrade is one transaction.
             await connection.exec_driver_sql("BEGIN IMMEDIATE")
+            if await sqlite_schema.is_empty(connection):
+                # A new database: the newest schema in one step, without loading Alembic.
+                await sqlite_schema.create(connection)
+                await connection.commit()
+                return
         else:
             await connection.execute(
                 text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADVISORY_LOCK_KEY}

@@ -1,0 +1,123 @@
+"""A new SQLite database made from the schema script is the one the migrations make."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic import command
+from sqlalchemy import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from quire.db.migrate import alembic_config, migrate
+from quire.db.sqlite_schema import SCRIPT, dump, statements
+
+pytestmark = pytest.mark.anyio
+
+
+def _contents(connection: Connection) -> dict[str, object]:
+    """Every schema object's SQL and every table's rows, the deployment's name aside."""
+    objects = connection.exec_driver_sql(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+    ).all()
+    rows: dict[str, object] = {"schema": [tuple(row) for row in objects]}
+    for (table,) in connection.exec_driver_sql(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    ).all():
+        found = connection.exec_driver_sql(f'SELECT * FROM "{table}"').all()
+        rows[table] = sorted(tuple(row) for row in found) if table != "deployment" else len(found)
+    return rows
+
+
+def _engine(folder: Path) -> AsyncEngine:
+    folder.mkdir()
+    return create_async_engine(f"sqlite+aiosqlite:///{folder / 'quire.db'}")
+
+
+async def _by_the_migrations(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        await connection.run_sync(lambda sync: command.upgrade(alembic_config(sync), "head"))
+
+
+async def test_the_committed_script_is_what_the_migrations_make_now(tmp_path: Path) -> None:
+    engine = _engine(tmp_path / "migrated")
+    try:
+        await _by_the_migrations(engine)
+        async with engine.connect() as connection:
+            made = await connection.run_sync(dump)
+    finally:
+        await engine.dispose()
+    assert SCRIPT.read_text(encoding="utf-8") == made, "run scripts/sqlite-schema"
+
+
+async def test_a_new_database_from_the_script_equals_one_the_migrations_made(
+    tmp_path: Path,
+) -> None:
+    migrated, scripted = _engine(tmp_path / "migrated"), _engine(tmp_path / "new")
+    try:
+        await _by_the_migrations(migrated)
+        await migrate(scripted)
+        contents = []
+        for engine in (migrated, scripted):
+            async with engine.connect() as connection:
+                contents.append(await connection.run_sync(_contents))
+                names = await connection.exec_driver_sql("SELECT name FROM deployment")
+                contents.append(names.scalar_one())
+        migrated_contents, migrated_name, scripted_contents, scripted_name = contents
+        assert scripted_contents == migrated_contents
+        assert isinstance(scripted_name, str)
+        assert len(scripted_name) == len(migrated_name) == 32
+        assert scripted_name != migrated_name
+    finally:
+        await migrated.dispose()
+        await scripted.dispose()
+
+
+async def test_each_new_database_gets_a_deployment_name_of_its_own(tmp_path: Path) -> None:
+    names = set()
+    for index in range(2):
+        engine = _engine(tmp_path / str(index))
+        try:
+            await migrate(engine)
+            async with engine.connect() as connection:
+                found = await connection.exec_driver_sql("SELECT name FROM deployment")
+                names.add(found.scalar_one())
+        finally:
+            await engine.dispose()
+    assert len(names) == 2
+
+
+async def test_a_database_with_anything_in_it_is_migrated_not_scripted(tmp_path: Path) -> None:
+    """A database holding something that is not Quire's (or an older Quire's tables without a
+    revision) is left to the migrations, which say what they find; the script only ever runs
+    on an empty file."""
+    engine = _engine(tmp_path / "other")
+    try:
+        async with engine.begin() as connection:
+            await connection.exec_driver_sql("CREATE TABLE notes (body TEXT)")
+            await connection.exec_driver_sql("INSERT INTO notes VALUES ('kept')")
+        await migrate(engine)
+        async with engine.connect() as connection:
+            kept = await connection.exec_driver_sql("SELECT body FROM notes")
+            assert kept.scalars().all() == ["kept"]
+            version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
+            assert version.scalar_one() is not None
+    finally:
+        await engine.dispose()
+
+
+def test_statements_keep_a_triggers_body_whole_and_skip_comments() -> None:
+    script = (
+        "-- a comment; with a semicolon\n\n"
+        "CREATE TABLE t (a INT);\n\n"
+        "CREATE TRIGGER g AFTER INSERT ON t BEGIN UPDATE t SET a = 1; DELETE FROM t; END;\n"
+    )
+    assert statements(script) == [
+        "CREATE TABLE t (a INT)",
+        "CREATE TRIGGER g AFTER INSERT ON t BEGIN UPDATE t SET a = 1; DELETE FROM t; END",
+    ]
+
+
+def test_a_script_cut_inside_a_statement_is_refused() -> None:
+    with pytest.raises(ValueError, match="ends inside a statement"):
+        statements("CREATE TABLE t (a INT);\nCREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 1;")
