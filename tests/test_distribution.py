@@ -18,7 +18,8 @@ import jsonschema
 import pytest
 
 from quire import __version__
-from quire.cli.mcp import TOKEN_ENV, mcp_command
+from quire.cli.mcp import mcp_command
+from quire.cli.mcp_services import TOKEN_ENV
 from quire.mcp.catalog import TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent

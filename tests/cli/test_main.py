@@ -40,7 +40,7 @@ def test_quire_mcp_starts_without_the_markdown_parser_the_schema_checker_or_the_
     # What `quire mcp` imports before it answers `initialize`: the parser, jsonschema and the
     # disk grep load with the first call that needs them (issue 15's spawn → initialize).
     code = (
-        "import sys; from quire.cli.main import cli; import quire.cli.mcp; "
+        "import sys; from quire.cli.main import cli; import quire.cli.mcp, quire.cli.mcp_services; "
         "print(sorted(m for m in ('markdown_it', 'jsonschema', 'quire.search.grep', "
         "'quire.web.app', 'sqlalchemy') if m in sys.modules))"
     )

@@ -16,7 +16,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from quire import __version__
 from quire.cli.main import cli
-from quire.cli.mcp import TERMINAL_HINT, fixed_server, local_services
+from quire.cli.mcp import TERMINAL_HINT
+from quire.cli.mcp_services import fixed_server, local_services
 from quire.core.server_info import ServerInfo, dumps
 from quire.mcp.catalog import TOOLS, schema_export
 from quire.mcp.server import INSTRUCTIONS

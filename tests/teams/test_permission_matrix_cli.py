@@ -47,7 +47,7 @@ from click.testing import CliRunner
 from mcp import Client
 from quire.cli.chat_context import AS_ENV, SESSION_ENV
 from quire.cli.main import cli
-from quire.cli.mcp import local_services
+from quire.cli.mcp_services import local_services
 from quire.client.servers import forget_server, read_servers
 from quire.mcp.server import build_server
 from tests.teams.remote_world import Machine, RemoteServer, remote_server

@@ -2,6 +2,8 @@
 
 The composition root of the stdio server: reads the environment, finds (or later starts) the
 local server, configures logging to stderr (stdout carries only protocol messages) and runs.
+Its own imports are few: when no server runs, one is spawned on standby before the MCP
+server's modules load (``quire.cli.mcp_services``), so both load at once.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import json
 import logging
 import os
 import sys
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -18,128 +19,34 @@ import anyio
 import click
 
 from quire import __version__
-from quire.cli.export import StandaloneExport
-from quire.cli.startup import startup_done
+from quire.cli.arguments import printable
 from quire.client.autostart import SubprocessStarter
-from quire.client.connection import ServerLink
-from quire.client.remote import server_link as remote_link
-from quire.client.servers import check_alias, saved_server
 from quire.core.errors import QuireError
-from quire.core.paths import expand_path
-from quire.core.server_info import ServerInfo
-from quire.core.state import sessions_folder, state_folder
-from quire.mcp.catalog import schema_export
-from quire.mcp.context import Services
-from quire.mcp.roots import HOW_TO_ADD, ONLY_ALLOWED_HOW_TO_ADD, FolderGate
-from quire.mcp.server import build_server
-from quire.mcp.stdio import serve_stdio
-from quire.memory.sessions import SessionStore
-from quire.settings.model import chat_enabled
+from quire.core.state import state_folder
 from quire.settings.server_file import Found, discover
 
-TOKEN_ENV = "QUIRE_TOKEN"
 TERMINAL_HINT = (
     "quire mcp: waiting for JSON-RPC messages on stdin. This is an MCP server: an MCP client "
     "(Claude Code, Codex, Cursor, …) starts it. Press Ctrl+D to stop."
 )
 
 
-def _printable(argument: str) -> str:
-    """An argument as stderr can show it, also when it is not valid UTF-8."""
-    return os.fsencode(argument).decode("utf-8", "backslashreplace")
-
-
-def _clock_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-def fixed_server(url: str, environ: Mapping[str, str], state: Path) -> ServerInfo:
-    """The server ``--server URL`` names, with the token of ``$QUIRE_TOKEN`` or server.json."""
-    if not url.startswith(("http://", "https://")):
-        raise click.UsageError(
-            f"--server {url}: pass an http:// or https:// URL, or @alias for a server signed "
-            "in to with `quire login`."
-        )
-    token = environ.get(TOKEN_ENV, "").strip()
-    if not token:
-        try:
-            found = discover(state)
-        except QuireError:
-            found = None
-        if isinstance(found, Found) and found.info.url.rstrip("/") == url.rstrip("/"):
-            token = found.info.token
-    if not token:
-        raise click.UsageError(
-            f"--server {url}: no token. Set {TOKEN_ENV} to the token that server printed, or "
-            "sign in with `quire login @alias URL` and pass --server @alias."
-        )
-    return ServerInfo(url=url.rstrip("/"), token=token, pid=0)
-
-
-def server_link(
-    server: str | None, environ: Mapping[str, str], state: Path, cwd: Path
-) -> ServerLink:
-    """The link ``--server`` asks for: a signed-in ``@alias`` (remote: nothing is started and
-    no disk is read in its stead), a fixed URL, or the local server (started when needed)."""
-    if server is not None and server.startswith("@"):
-        try:
-            return remote_link(state, saved_server(state, check_alias(server, "--server")))
-        except QuireError as error:
-            raise click.UsageError(f"--server {server}: {error}") from None
-    fixed = fixed_server(server, environ, state) if server else None
-    starter = None if fixed else SubprocessStarter(state=state, cwd=cwd, environ=environ)
-    return ServerLink(state=state, starter=starter, fixed=fixed)
-
-
-def local_services(
-    *,
-    environ: Mapping[str, str],
-    cwd: Path,
-    home: Path,
-    allow: tuple[str, ...],
-    use_roots: bool,
-    server: str | None,
-    only_allowed: bool = False,
-) -> Services:
-    """The services of a stdio ``quire mcp`` run from ``cwd``."""
+def prepared_starter(
+    server: str | None, environ: Mapping[str, str], cwd: Path, home: Path
+) -> SubprocessStarter | None:
+    """The local server's starter, its server spawned on standby when none runs yet; None
+    when ``--server`` names another server (nothing is ever started then)."""
+    if server is not None:
+        return None
     state = state_folder(environ, home)
-    link = server_link(server, environ, state, cwd)
-    folders: list[Path] = []
-    for item in allow:
-        try:
-            folders.append(expand_path(item, cwd=cwd, home=home, argument="--allow"))
-        except QuireError as exc:
-            click.echo(f"quire mcp: ignoring --allow {_printable(item)!r}: {exc}", err=True)
-    gate = FolderGate(
-        allow=folders,
-        use_roots=use_roots,
-        default_workspace=cwd,
-        workspaces=not only_allowed,
-        how_to_add=ONLY_ALLOWED_HOW_TO_ADD if only_allowed else HOW_TO_ADD,
-    )
-    sessions = SessionStore(sessions_folder(state), clock=_clock_ms, cwd=cwd, home=home)
-    return Services(
-        exporter=StandaloneExport(environ=environ, home=home, cwd=cwd),
-        link=link,
-        gate=gate,
-        sessions=sessions,
-        cwd=cwd,
-        home=home,
-        clock=_clock_ms,
-        chat_enabled=chat_enabled(state),
-    )
-
-
-async def run_stdio(services: Services) -> None:
-    """Serve MCP over this process's stdin and stdout until the client closes them."""
+    starter = SubprocessStarter(state=state, cwd=cwd, environ=environ)
     try:
-        server = build_server(services)
-        startup_done()
-        await serve_stdio(server)
-    finally:
-        if isinstance(services.exporter, StandaloneExport):
-            await services.exporter.aclose()
-        await services.link.aclose()
+        running = isinstance(discover(state), Found)
+    except QuireError:
+        return starter  # an unreadable server file: the first start says so
+    if not running:
+        starter.prepare()
+    return starter
 
 
 @click.command(
@@ -197,11 +104,18 @@ def mcp_command(
     that only read this machine's disk (diff_documents, edit_canvas, the conversation memory)
     are not offered.
     """
-    for extra in ctx.args:
-        click.echo(f"quire mcp: ignoring unknown argument {_printable(extra)!r}", err=True)
     if export_tool_schema:
+        from quire.mcp.catalog import schema_export
+
         click.echo(json.dumps(schema_export(), indent=2, ensure_ascii=False))
         return
+    # Before the MCP server's own modules load (most of this command's start): a server
+    # process, on standby, loads its modules meanwhile, so a first tool call waits less.
+    starter = prepared_starter(server, os.environ, Path.cwd(), Path.home())
+    from quire.cli.mcp_services import local_services, run_stdio
+
+    for extra in ctx.args:
+        click.echo(f"quire mcp: ignoring unknown argument {printable(extra)!r}", err=True)
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="quire mcp: %(levelname)s %(message)s"
     )
@@ -213,6 +127,7 @@ def mcp_command(
         use_roots=not no_roots,
         server=server,
         only_allowed=only_allowed,
+        starter=starter,
     )
     if sys.stdin.isatty():
         click.echo(TERMINAL_HINT, err=True)

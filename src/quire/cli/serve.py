@@ -31,6 +31,7 @@ from starlette.applications import Starlette
 from quire.cli.browser import graphical_browser
 from quire.cli.machine import machine_facts
 from quire.cli.output import reports_errors
+from quire.cli.standby import wait_for_start
 from quire.cli.startup import startup_done
 from quire.core.errors import InvalidArgument
 from quire.core.limits import MAX_DOCUMENT_BYTES
@@ -125,6 +126,14 @@ def wall_clock_ms() -> int:
 )
 @click.option("--no-browser", is_flag=True, help="Do not open the login URL in a browser.")
 @click.option("--log-requests", is_flag=True, help="Log a line for every HTTP request answered.")
+@click.option(
+    "--wait-for-start",
+    "standby",
+    is_flag=True,
+    hidden=True,
+    help="Load, then wait for `start` on standard input before serving (how `quire mcp` has a "
+    "server ready sooner).",
+)
 @reports_errors
 def serve_command(
     dirs: tuple[str, ...],
@@ -142,6 +151,7 @@ def serve_command(
     replica_id: str | None,
     no_browser: bool,
     log_requests: bool,
+    standby: bool,
 ) -> None:
     """Run the Quire server for the workspaces DIR... (default: the current folder).
 
@@ -155,6 +165,8 @@ def serve_command(
     --tls-cert/--tls-key here, or a reverse proxy that terminates it named with
     --trusted-proxy (see docs/teams.md).
     """
+    if standby and not wait_for_start():
+        return
     flags: dict[str, object | None] = {
         "workspaces": dirs or None,
         "allowed_folders": allow or None,

@@ -3,10 +3,16 @@
 Spawns the server detached (its own session, no browser; the folders it is given, else its
 default workspace, the working directory) and waits, bounded, until its server.json names a
 live process that answers ``/health``. It never talks to the API beyond that probe.
+
+A caller that will likely need a server soon (``quire mcp``, as it starts) may ``prepare`` one:
+its process is spawned on standby (``quire serve --wait-for-start``), loads its modules while the
+caller loads its own, and touches nothing until ``start`` writes ``STANDBY_START`` to its
+standard input. Closing that pipe (the caller ends) makes the standby end unused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -17,7 +23,6 @@ from typing import Protocol
 
 import anyio
 
-from quire.client.api import probe_health
 from quire.core.errors import QuireError, ServerUnreachable
 from quire.core.server_info import ServerInfo
 from quire.settings.server_file import Found, discover, server_file
@@ -27,6 +32,8 @@ START_TIMEOUT = 10.0
 
 LOG_FILE_NAME = "serve.log"
 _POLL_SECONDS = 0.05
+STANDBY_START = b"start\n"
+"""What a standby server reads on its standard input to start serving."""
 _LOG_TAIL_BYTES = 2000
 
 Probe = Callable[[ServerInfo], Awaitable[bool]]
@@ -68,13 +75,22 @@ class SubprocessStarter:
         self._state = state
         self._cwd = cwd
         self._environ = dict(environ)
-        self._probe = probe or probe_health
+        self._probe = probe
         self._timeout = timeout
         self._command = list(command or serve_command())
+        self._standby: subprocess.Popen[bytes] | None = None
+
+    def prepare(self) -> None:
+        """Spawn the server's process on standby, once; a standby that cannot be spawned is
+        simply not there (``start`` then spawns a server and says what went wrong)."""
+        if self._standby is None:
+            with contextlib.suppress(ServerUnreachable):
+                self._standby = self._spawn(standby=True)
 
     async def start(self) -> ServerInfo:
-        """Spawn the server and wait (at most ``timeout``) until it answers."""
-        process = self._spawn()
+        """Start the standby (or spawn the server) and wait (at most ``timeout``) until it
+        answers."""
+        process = self._take_standby() or self._spawn()
         try:
             with anyio.fail_after(self._timeout):
                 return await self._wait(process)
@@ -84,7 +100,23 @@ class SubprocessStarter:
                 f"not answer within {self._timeout:g} seconds. {self._log_hint()}"
             ) from None
 
+    def _take_standby(self) -> subprocess.Popen[bytes] | None:
+        """The standby, told to start; None when there is none or it already ended."""
+        process, self._standby = self._standby, None
+        if process is None or process.stdin is None or process.poll() is not None:
+            return None
+        try:
+            process.stdin.write(STANDBY_START)
+            process.stdin.close()
+        except OSError:
+            return None
+        return process
+
     async def _wait(self, process: subprocess.Popen[bytes]) -> ServerInfo:
+        if self._probe is None:
+            from quire.client.api import probe_health  # not needed until a server is up
+
+            self._probe = probe_health
         while True:
             try:
                 found = discover(self._state)
@@ -99,14 +131,14 @@ class SubprocessStarter:
                 )
             await anyio.sleep(_POLL_SECONDS)
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
+    def _spawn(self, *, standby: bool = False) -> subprocess.Popen[bytes]:
         log = self._open_log()
         try:
             process = subprocess.Popen(
-                self._command,
+                [*self._command, "--wait-for-start"] if standby else self._command,
                 cwd=self._cwd,
                 env=self._environ,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE if standby else subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
                 start_new_session=True,
