@@ -70,8 +70,9 @@ def _stop_started(state: Path) -> None:
         time.sleep(0.05)
 
 
-async def measure_spawns(workspace: Path, env: dict[str, str]) -> list[list[str]]:
-    """The spawn → initialize rows (a server runs in ``env``'s state folder)."""
+async def measure_spawns(workspace: Path, env: dict[str, str]) -> tuple[list[list[str]], float]:
+    """The spawn → initialize rows (a server runs in ``env``'s state folder), and the no-op
+    server's p50 (the floor the cold start is also shown against)."""
     noop = _params(["-m", "bench.noop_mcp"], env, Path.cwd())
     quire = _params(["-m", "quire.cli.main", "mcp"], env, workspace)
     progress("spawn → initialize: the no-op server and quire mcp, alternately")
@@ -84,7 +85,7 @@ async def measure_spawns(workspace: Path, env: dict[str, str]) -> list[list[str]
         samples.append(await _spawn_to_initialize(quire))
     base, p50 = percentile(floors, 0.5), percentile(samples, 0.5)
     ratio = p50 / base
-    return [
+    rows = [
         ["no-op server spawn → initialize (floor)", f"{base:.0f}", "1.00", "", ""],
         [
             "quire mcp spawn → initialize (server running)",
@@ -94,10 +95,13 @@ async def measure_spawns(workspace: Path, env: dict[str, str]) -> list[list[str]
             "met" if ratio <= 1.3 else "MISSED",
         ],
     ]
+    return rows, base
 
 
-async def measure_cold(env: dict[str, str]) -> list[list[str]]:
-    """The cold start row: each run has a fresh state folder, so no server runs yet."""
+async def measure_cold(env: dict[str, str], floor_ms: float) -> list[list[str]]:
+    """The cold start row: each run has a fresh state folder, so no server runs yet. Its
+    target is in milliseconds; its ratio to the no-op server's spawn (``floor_ms``) says how
+    much of it is this machine's speed (the issue measured that floor at 0.7 s)."""
     samples: list[float] = []
     for index in range(COLD_STARTS):
         progress(f"cold start {index + 1}/{COLD_STARTS}: quire mcp → open_file (starts a server)")
@@ -117,7 +121,7 @@ async def measure_cold(env: dict[str, str]) -> list[list[str]]:
         [
             "cold start: quire mcp spawn → open_file answered (server started)",
             f"{p50:.0f}",
-            "",
+            f"{p50 / floor_ms:.2f}",
             f"≤ {COLD_TARGET_MS:.0f} ms",
             "met" if p50 <= COLD_TARGET_MS else "MISSED",
         ]
@@ -134,5 +138,5 @@ def byte_compile_quire() -> None:
 def run_spawns(workspace: Path, env: dict[str, str]) -> list[list[str]]:
     """Both start rows, spawn → initialize first (a server runs), then the cold starts."""
     byte_compile_quire()
-    rows = anyio.run(measure_spawns, workspace, env)
-    return rows + anyio.run(measure_cold, env)
+    rows, floor_ms = anyio.run(measure_spawns, workspace, env)
+    return rows + anyio.run(measure_cold, env, floor_ms)
