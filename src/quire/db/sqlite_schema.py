@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -67,6 +68,24 @@ async def create(connection: AsyncConnection) -> None:
             await connection.exec_driver_sql(statement, name)
         else:
             await connection.exec_driver_sql(statement)
+
+
+def made_by_the_migrations() -> str:
+    """The script, dumped from a new database the migrations just made (loads Alembic: for
+    ``scripts/sqlite-schema`` and the test that keeps the committed script current)."""
+    from alembic import command
+
+    from quire.db.migrate import alembic_config
+
+    with tempfile.TemporaryDirectory() as folder:
+        engine = create_engine(f"sqlite:///{Path(folder) / 'quire.db'}")
+        try:
+            with engine.begin() as connection:
+                command.upgrade(alembic_config(connection), "head")
+            with engine.connect() as connection:
+                return dump(connection)
+        finally:
+            engine.dispose()
 
 
 def dump(connection: Connection) -> str:
