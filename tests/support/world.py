@@ -164,7 +164,7 @@ async def open_world(
     workspace: Path,
     *,
     clock: FakeClock | None = None,
-    keep: int | None = None,
+    keep: int = REVIEWS_KEPT,
     allowed: tuple[Path, ...] = (),
     more_workspaces: tuple[Path, ...] = (),
     fanout: Fanout | None = None,
@@ -186,7 +186,7 @@ async def open_world(
         clock=clock,
         sleep=sleep,
         timer=timer,
-        keep=REVIEWS_KEPT if keep is None else keep,
+        keep=keep,
         fanout=fanout,
     )
     try:
