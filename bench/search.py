@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio
 
-from bench import search_serve
+from bench import search_semantic, search_serve
 from bench.search_baselines import BareIndex, ripgrep, ripgrep_files
 from bench.timing import percentile, print_table, progress
 from bench.vaultgen import Planted, Vault, generate
@@ -88,6 +88,7 @@ class Figures:
     bare_build_s: float = 0.0
     bare_bytes: int = 0
     server: search_serve.ServerFigures | None = None
+    semantic: search_semantic.SemanticFigures | None = None
 
 
 def _sample_bare(bare: BareIndex, rows: list[Row], samples: int) -> None:
@@ -135,7 +136,8 @@ async def _every_hit(service: Any, text: str, mode: SearchMode) -> int:
 
 async def _service(figures: Figures, state: Path) -> None:
     """Build the index in this process, time every query kind, count every hit."""
-    from quire.services.search.service import SearchService
+    from quire.search import semantic
+    from quire.services.search.service import VECTORS_FILE, SearchService
     from quire.vault.workspaces import Workspaces
 
     workspaces = Workspaces([figures.vault.root])
@@ -161,6 +163,15 @@ async def _service(figures: Figures, state: Path) -> None:
                 # Words mode pages by offset through ranked hits: following every page of a
                 # common word costs minutes at 100,000 notes and proves nothing rg can check.
                 row.found = await _every_hit(service, row.kind.texts[0], row.mode)
+        if semantic.installed():
+            figures.semantic = await anyio.to_thread.run_sync(
+                search_semantic.make_vectors, index, state / VECTORS_FILE
+            )
+            texts = list(dict.fromkeys(t for row in figures.rows for t in row.kind.texts))
+            samples = SAMPLES[figures.vault.notes >= LARGE]
+            await search_semantic.sample(service, figures.semantic, texts, WARMUP, samples)
+        else:
+            progress("the semantic extra is not installed (pip install -e '.[semantic]'): no rows")
 
 
 def _bytes(folder: Path, name: str) -> int:
@@ -270,6 +281,8 @@ def build_rows(figures: Figures) -> list[list[str]]:
     ]
     if figures.server is not None:
         rows.extend(search_serve.rows(figures.server))
+    if figures.semantic is not None:
+        rows.extend(search_semantic.rows(figures.semantic))
     return rows
 
 

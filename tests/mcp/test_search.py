@@ -5,7 +5,6 @@ import pytest
 
 from mcp import Client
 from quire.fs import walk as walker
-from quire.mcp.search import SEMANTIC_NOTE
 from tests.mcp.harness import data_of, error_of, make_harness
 
 pytestmark = pytest.mark.anyio
@@ -48,7 +47,7 @@ async def test_limit_caps_the_results(tmp_path: Path) -> None:
     assert [hit["title"] for hit in data["results"]] == ["Beta"]
 
 
-async def test_semantic_search_is_reported_unavailable(tmp_path: Path) -> None:
+async def test_semantic_search_of_a_folder_no_server_serves_greps_it(tmp_path: Path) -> None:
     h = make_harness(tmp_path)
     notes(h.workspace)
     async with Client(h.server) as client:
@@ -57,8 +56,7 @@ async def test_semantic_search_is_reported_unavailable(tmp_path: Path) -> None:
                 "search_vault", {"query": "plan", "vault": "vault", "semantic": True}
             )
         )
-    assert data["note"].startswith(SEMANTIC_NOTE)
-    assert "Words search needs the server's index" in data["note"]
+    assert data["note"].startswith("Semantic search needs the server's index")
     assert data["mode"] == "grep-disk"
 
 

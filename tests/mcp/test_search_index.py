@@ -4,13 +4,14 @@ tags, semantic's note, and a vault the server serves."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from mcp import Client
 from quire.api.search import MARK_END, MARK_START
-from quire.mcp.search import SEMANTIC_NOTE
+from quire.search import semantic
 from tests.mcp.app_harness import AppHarness, app_harness
 from tests.mcp.harness import data_of, error_of
 
@@ -93,17 +94,35 @@ async def test_words_mode_and_tags_narrow_the_search(tmp_path: Path) -> None:
 
 
 async def test_semantic_without_the_extra_says_how_to_install_it_and_words_answer(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setitem(sys.modules, "wordllama", None)  # what an absent package looks like
     async with app_harness(tmp_path) as h:
         await filled(h)
         async with Client(h.mcp.server) as client:
             data = data_of(
                 await client.call_tool("search_vault", {"query": "keeper", "semantic": True})
             )
-    assert data["mode"] == "words"
-    assert data["note"].startswith(SEMANTIC_NOTE)
+    assert data["mode"] == "semantic"
+    assert len(data["results"]) == 6
+    assert data["note"].startswith(semantic.NOT_INSTALLED)
     assert "pip install 'quire[semantic]'" in data["note"]
+
+
+@pytest.mark.skipif(not semantic.installed(), reason="pip install -e '.[semantic]'")
+async def test_semantic_ranks_by_meaning_through_the_tool(tmp_path: Path) -> None:
+    async with app_harness(tmp_path) as h:
+        folder = await filled(h)
+        (folder / "ship.md").write_text("# Voyage\n\nThe ship sailed across the ocean.\n")
+        assert h.app.search is not None
+        await h.app.search.catch_up()
+        async with Client(h.mcp.server) as client:
+            data = data_of(
+                await client.call_tool("search_vault", {"query": "ocean voyage", "semantic": True})
+            )
+    assert data["mode"] == "semantic"
+    assert "note" not in data
+    assert data["results"][0]["path"].endswith("ship.md")
 
 
 async def test_a_vault_the_server_serves_is_searched_through_the_index(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Multi mode's grants on search: `/api/search` (both modes), `/api/titles` and `/api/backlinks`
+"""Multi mode's grants on search: `/api/search` (every mode), `/api/titles` and `/api/backlinks`
 answer an account only with the notes it may read, their pages and totals counting nothing
 hidden, and `/api/search/reindex` is for the owner or a superadmin."""
 
@@ -65,9 +65,13 @@ async def test_a_word_only_a_secret_note_holds_finds_nothing(tmp_path: Path) -> 
 
 async def test_hits_are_only_the_notes_the_account_may_read(tmp_path: Path) -> None:
     async with searched(tmp_path) as (_world, alice):
-        for mode in ("grep", "words"):
+        for mode in ("grep", "words", "semantic"):
             data = await page(alice, q="lantern", mode=mode)
             assert sorted(names(data)) == ["docs/readme.md", "open/plan.md"], mode
+        # Meaning ranks every note it may read, and only those, whatever the words.
+        data = await page(alice, q="hunter2 password", mode="semantic")
+        assert sorted(names(data)) == ["docs/readme.md", "open/plan.md"]
+        assert data["indexed"] == 2
         tagged = await page(alice, q="tag:public")
         assert names(tagged) == ["docs/readme.md"]
 

@@ -10,13 +10,18 @@ marks into ``<mark>`` and ``</mark>``; an agent may strip them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from quire.api.base import Answer
 
-SearchMode = Literal["grep", "words"]
+SearchMode = Literal["grep", "words", "semantic"]
 """``grep``: case-insensitive substring, the files in index order; ``words``: every word of the
-query in any order, ranked best first (bm25, the title weighing more)."""
+query in any order, ranked best first (bm25, the title weighing more); ``semantic``: the words
+ranking and the notes nearest the query in meaning, fused (the ``semantic`` extra; without it,
+the words ranking and a note saying how to add it)."""
+
+SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
+"""Every mode, in the order above."""
 
 MARK_START = "\u0002"
 """Opens a match in a snippet."""

@@ -3,7 +3,8 @@
 With a server: one page of its search index (``GET /api/search``), grep or words mode, with
 cursors. With ``vault`` naming a folder the server does not serve (or with no server at all),
 that folder is grepped on disk through ``quire.search.grep`` (mode grep-disk, no cursor).
-Semantic search is an extra that is not installed: a note says so and the words index answers.
+``semantic`` asks the server for its semantic mode (the words ranking fused with the notes
+nearest in meaning; the server says in ``note`` when its extra is not installed).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import anyio
 
-from quire.api.search import SearchPage
+from quire.api.search import SEARCH_MODES, SearchMode, SearchPage
 from quire.core.errors import InvalidArgument, PathRefused
 from quire.fs.sandbox import is_dotfile_name
 from quire.mcp import schemas as s
@@ -23,11 +24,7 @@ LIMIT = (1, 200, 50)
 """How many results one search may return: least, most and default."""
 
 MODES = ("grep", "words")
-
-SEMANTIC_NOTE = (
-    "Semantic search is not installed, so these are results of the words index (ranked, "
-    "words in any order). To add it, install the extra: pip install 'quire[semantic]'."
-)
+"""The modes an agent may ask for; ``semantic: true`` asks for the server's semantic mode."""
 
 
 async def search(
@@ -48,10 +45,7 @@ async def search(
     if mode is not None and mode not in MODES:
         raise InvalidArgument(f"`mode` must be grep or words, got {mode!r}.", argument="mode")
     notes: list[str] = []
-    chosen = mode or "grep"
-    if semantic:
-        notes.append(SEMANTIC_NOTE)
-        chosen = "words"
+    chosen: SearchMode = "semantic" if semantic else "words" if mode == "words" else "grep"
     if vault is not None:
         folder = await _vault_folder(env, vault)
         served = await _serving(env, folder)
@@ -62,10 +56,10 @@ async def search(
                     "(no server serves it), which answers in one page. Leave cursor out.",
                     argument="cursor",
                 )
-            if chosen == "words":
+            if chosen != "grep":
                 notes.append(
-                    "Words search needs the server's index, which does not serve this folder, "
-                    "so it was grepped on disk (case-insensitive substring)."
+                    f"{chosen.capitalize()} search needs the server's index, which does not "
+                    "serve this folder, so it was grepped on disk (case-insensitive substring)."
                 )
             # The grep (and the Markdown parser its titles need) loads only for a disk search.
             from quire.mcp.disk_search import search_disk
@@ -181,7 +175,7 @@ SEARCH_VAULT = ToolSpec(
                 filled=True,
             ),
             "limit": s.integer("The most results to return.", LIMIT[0], LIMIT[1], LIMIT[2]),
-            "semantic": s.boolean("Ask for semantic search (an extra; see note)."),
+            "semantic": s.boolean("Rank by meaning and words (a server extra; see note)."),
             "vault": s.path("A folder of Markdown files to search (on disk when not served)."),
             "mode": s.enum("grep: substring ignoring case (default); words: ranked.", MODES),
             "cursor": s.text(
@@ -206,7 +200,7 @@ SEARCH_VAULT = ToolSpec(
                     "required": ["path", "title", "line", "snippet"],
                 },
             },
-            "mode": {"type": "string", "enum": ["grep", "words", "grep-disk"]},
+            "mode": {"type": "string", "enum": [*SEARCH_MODES, "grep-disk"]},
             "query": s.STRING,
             "note": s.STRING,
             "vault": s.STRING,

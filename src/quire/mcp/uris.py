@@ -12,7 +12,7 @@ from urllib.parse import quote, unquote_to_bytes
 
 from quire.core.errors import InvalidArgument
 from quire.mcp.arguments import closest, quoted_list
-from quire.mcp.search import LIMIT
+from quire.mcp.search import LIMIT, MODES
 
 FILE_SAFE = "/-._~!$&'()*+,;=:@"
 """What a file URI's path keeps as written; every other byte is %XX (letters and digits too
@@ -134,7 +134,7 @@ def _limit(raw: str | None) -> int:
 
 
 def _mode(raw: str | None) -> str | None:
-    if raw is not None and raw not in ("grep", "words"):
+    if raw is not None and raw not in MODES:
         raise InvalidArgument(
             f"The search URI's `mode` must be grep or words, got {raw!r}.", argument="mode"
         )

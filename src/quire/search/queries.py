@@ -110,14 +110,32 @@ def words(
     visible: Visible | None = None,
 ) -> tuple[list[Found], bool]:
     """The notes holding every word of ``query.text`` (in any order) from ``offset``, and
-    whether more do. Top-k, never ranking every hit: the first ``RANKED`` matching notes (in
-    rowid order) come first, best first by bm25 (a title match weighs five times a body
-    match); the notes after them follow in rowid order, so every page of a word held by most
-    of a large vault costs the same. With ``visible``, ``offset`` counts visible notes only."""
-    terms = _WORD.findall(query.text)
-    if not terms:
+    whether more do, in the order of ``words_ranking``."""
+    ids, more = words_ranking(
+        db, query, offset=offset, count=limit, workspace=workspace, visible=visible
+    )
+    hits = [words_hit(db, query, rowid) for rowid in ids]
+    return [hit for hit in hits if hit is not None], more
+
+
+def words_ranking(
+    db: sqlite3.Connection,
+    query: Query,
+    *,
+    offset: int,
+    count: int,
+    workspace: str | None,
+    visible: Visible | None = None,
+) -> tuple[list[int], bool]:
+    """The rowids of the ``count`` notes holding every word of ``query.text`` from
+    ``offset``, and whether more do. Top-k, never ranking every hit: the first ``RANKED``
+    matching notes (in rowid order) come first, best first by bm25 (a title match weighs five
+    times a body match); the notes after them follow in rowid order, so every page of a word
+    held by most of a large vault costs the same. With ``visible``, ``offset`` counts visible
+    notes only."""
+    match = _words_match(query)
+    if match is None:
         return [], False
-    match = " ".join('"' + term.replace('"', '""') + '"' for term in terms)
     where = "FROM words JOIN notes n ON n.id = words.rowid WHERE words MATCH ?"
     params: list[object] = [match]
     if workspace is not None:
@@ -131,13 +149,12 @@ def words(
         params,
     ).fetchall()
     ranked = [int(row[0]) for row in sorted(window, key=lambda row: (row[1], row[0]))]
-    wanted = limit + 1
+    wanted = count + 1
     if visible is not None:
         tail_sql = f"SELECT words.rowid {where} AND words.rowid > ? ORDER BY words.rowid"
         after = [*params, window[-1][0]] if len(window) == RANKED else None
         ids = _visible_ids(db, ranked, tail_sql, after, visible, offset, wanted)
-        hits = [_words_hit(db, match, rowid) for rowid in ids[:limit]]
-        return [hit for hit in hits if hit is not None], len(ids) > limit
+        return ids[:count], len(ids) > count
     ids = ranked[offset : offset + wanted]
     if len(window) == RANKED and len(ids) < wanted:
         skip = max(0, offset - RANKED)
@@ -146,8 +163,15 @@ def words(
             [*params, window[-1][0], wanted - len(ids), skip],
         )
         ids += [int(row[0]) for row in tail]
-    hits = [_words_hit(db, match, rowid) for rowid in ids[:limit]]
-    return [hit for hit in hits if hit is not None], len(ids) > limit
+    return ids[:count], len(ids) > count
+
+
+def _words_match(query: Query) -> str | None:
+    """The FTS5 query of every word of ``query.text`` (None: it holds no word)."""
+    terms = _WORD.findall(query.text)
+    if not terms:
+        return None
+    return " ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
 def titles(
@@ -340,7 +364,7 @@ def _holding(
         params[after_at] = batch[-1]
 
 
-def _shown(db: sqlite3.Connection, rowid: int, visible: Visible) -> bool:
+def shown(db: sqlite3.Connection, rowid: int, *, visible: Visible) -> bool:
     """Whether the note ``rowid`` is there and ``visible``."""
     row = db.execute("SELECT path FROM notes WHERE id = ?", (rowid,)).fetchone()
     return row is not None and visible(str(row[0]))
@@ -363,8 +387,8 @@ def _visible_ids(
         if tail_params is not None:
             yield from (int(row[0]) for row in db.execute(tail_sql, tail_params))
 
-    shown = (rowid for rowid in every() if _shown(db, rowid, visible))
-    return _first(shown, offset + wanted, lambda _rowid: True)[offset:]
+    kept = (rowid for rowid in every() if shown(db, rowid, visible=visible))
+    return _first(kept, offset + wanted, lambda _rowid: True)[offset:]
 
 
 def _first(items: Iterable[_T], count: int, keep: Callable[[_T], bool]) -> list[_T]:
@@ -396,7 +420,12 @@ def _trigrams(needle: str) -> list[str]:
     return list(dict.fromkeys(gram for gram in grams if "\0" not in gram))
 
 
-def _words_hit(db: sqlite3.Connection, match: str, rowid: int) -> Found | None:
+def words_hit(db: sqlite3.Connection, query: Query, rowid: int) -> Found | None:
+    """The note ``rowid`` as a words hit: the line and snippet of its match (None when it is
+    gone or holds no word of ``query`` any more)."""
+    match = _words_match(query)
+    if match is None:
+        return None
     row = db.execute(
         "SELECT n.path, n.workspace, n.rel_path, n.title, b.text, "
         f"snippet(words, -1, '{_FTS_OPEN}', '{_FTS_CLOSE}', '…', 24) "
@@ -427,6 +456,21 @@ def _words_hit(db: sqlite3.Connection, match: str, rowid: int) -> Found | None:
         " ".join(snippet.split()),
         None,
     )
+
+
+def lead(db: sqlite3.Connection, rowid: int) -> Found | None:
+    """The note ``rowid`` as a hit with no match in it: its first line, its opening as the
+    snippet (None when it is gone)."""
+    row = db.execute(
+        "SELECT n.path, n.workspace, n.rel_path, n.title, substr(b.text, 1, ?) FROM notes n "
+        "JOIN bodies b ON b.id = n.id WHERE n.id = ?",
+        (SNIPPET_CHARS * 4, rowid),
+    ).fetchone()
+    if row is None:
+        return None
+    path, workspace, rel_path, title, text = row
+    snippet = " ".join(clean(str(text)).split())[:SNIPPET_CHARS]
+    return Found(rowid, str(path), str(workspace), str(rel_path), str(title), 1, snippet, None)
 
 
 def _title_hit(row: Sequence[object]) -> Found:

@@ -5,14 +5,13 @@ Thin: parse the query strictly, call ``services.search``, answer its ``quire.api
 
 from __future__ import annotations
 
-from typing import cast
 from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from quire.api.search import Reindexed, SearchMode, Titles
+from quire.api.search import SEARCH_MODES, Reindexed, Titles
 from quire.core.errors import InvalidArgument
 from quire.services.search import LIMIT, SearchService
 from quire.web.answers import answer
@@ -45,20 +44,24 @@ def _search_service(request: Request) -> SearchService:
 async def search(request: Request) -> Response:
     """Search the workspaces for `q` (1 to 1,000 characters; `tag:NAME` terms keep only notes
     tagged NAME). `mode` grep (default): the files holding `q` ignoring case; words: the files
-    holding every word, best first. `limit` 1 to 200 (default 50) files; `cursor` (a
-    nextCursor) gives the next page; `workspace` (a path from GET /api/workspaces) searches
-    one folder. Each hit has the line of its first match and a snippet with the match between
-    U+0002 and U+0003; `note` says when the index is still being built or files could not be
-    read (listed in `unreadable`)."""
+    holding every word, best first; semantic: the words ranking fused with the notes nearest
+    in meaning (the semantic extra; without it the words ranking and a note). `limit` 1 to
+    200 (default 50) files; `cursor` (a nextCursor) gives the next page; `workspace` (a path
+    from GET /api/workspaces) searches one folder. Each hit has the line of its first match
+    and a snippet with the match between U+0002 and U+0003; `note` says when the index is
+    still being built, files could not be read (listed in `unreadable`) or semantic search
+    is not installed."""
     _require_utf8(request)
     values = query_args(request, PARAMETERS)
     limit = query_int(values, "limit")
     mode = values.get("mode", "grep")
-    if mode not in ("grep", "words"):
-        raise InvalidArgument(f"`mode` must be grep or words, got {mode!r}.", argument="mode")
+    if mode not in SEARCH_MODES:
+        raise InvalidArgument(
+            f"`mode` must be one of {', '.join(SEARCH_MODES)}, got {mode!r}.", argument="mode"
+        )
     page = await _search_service(request).search(
         values.get("q", ""),
-        mode=cast(SearchMode, mode),
+        mode=mode,
         limit=LIMIT[2] if limit is None else limit,
         cursor=values.get("cursor"),
         workspace=values.get("workspace"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import unicodedata
 from collections.abc import Sequence
 from functools import partial
@@ -26,6 +27,7 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from quire.api.search import (
+    SEARCH_MODES,
     Backlink,
     Backlinks,
     SearchHit,
@@ -35,9 +37,10 @@ from quire.api.search import (
 )
 from quire.core.errors import AccessDenied, InvalidArgument
 from quire.core.views import whole_number
-from quire.search import queries
+from quire.search import queries, semantic
 from quire.search.index import SearchIndex
 from quire.search.queries import Found, Query
+from quire.search.semantic import SemanticIndex
 from quire.services.search.cursors import Cursors
 from quire.services.search.indexer import Indexer, Progress
 from quire.services.search.queries import checked_query, served_folder
@@ -63,6 +66,16 @@ index takes it in: a tree event goes out first (the send is a turn or two of eac
 INDEX_FILE = "search.sqlite3"
 """The index's file name in the state folder."""
 
+VECTORS_FILE = "search-vectors.sqlite3"
+"""The semantic extra's vectors, beside the index."""
+
+FUSED = 200
+"""How many notes each side of a semantic search (words, meaning) ranks before they are fused."""
+
+FIRST_VECTORS_WAIT_S = 5.0
+"""How long the first semantic search waits for the notes' vectors before answering with
+those made so far (and a note saying so)."""
+
 
 class SearchService:
     """Search over the served workspaces. Use as ``async with SearchService(...) as search``:
@@ -82,6 +95,13 @@ class SearchService:
         """Set once the first full build has finished (tests and the bench wait on it)."""
         self._applied = anyio.Event()
         self._listeners: list[OnChanges] = []
+        self._semantic: SemanticIndex | None = None
+        if semantic.installed():
+            self._semantic = SemanticIndex(index_path.with_name(VECTORS_FILE))
+        self._vectors_started = False
+        self._vectors_wake = anyio.Event()
+        self._vectors_made = anyio.Event()
+        self._vectors_stop = threading.Event()
 
     def on_watched(self, listener: OnChanges) -> None:
         """Await ``listener`` with each batch of watched changes, before the index takes it
@@ -119,6 +139,7 @@ class SearchService:
     ) -> None:
         if self._indexer is not None:
             self._indexer.stop()
+        self._vectors_stop.set()
         if self._watcher is not None:
             await self._watcher.__aexit__(None, None, None)
         if self._task_group is not None:
@@ -127,6 +148,8 @@ class SearchService:
         if self._index is not None:
             async with self._build_lock:
                 await anyio.to_thread.run_sync(self._index.close)
+        if self._semantic is not None:
+            await anyio.to_thread.run_sync(self._semantic.close)
 
     async def search(
         self,
@@ -139,13 +162,17 @@ class SearchService:
     ) -> SearchPage:
         """One page of the files matching ``query`` (``tag:NAME`` terms filter by tag): in
         ``grep`` mode those holding it ignoring case, in index order; in ``words`` mode those
-        holding every word, best first. ``cursor`` (a ``next_cursor``) gives the next page.
+        holding every word, best first; in ``semantic`` mode the words ranking fused with the
+        notes nearest in meaning (the words ranking alone, and a note, without the extra).
+        ``cursor`` (a ``next_cursor``) gives the next page.
         Raises InvalidArgument for an empty or too long query, a limit outside 1 to 200, an
         unknown mode, a folder not served, or a cursor this server did not give out."""
         text = checked_query(query, argument="q")
         whole_number(limit, "limit", LIMIT[0], LIMIT[1])
-        if mode not in ("grep", "words"):
-            raise InvalidArgument(f"`mode` must be grep or words, got {mode!r}.", argument="mode")
+        if mode not in SEARCH_MODES:
+            raise InvalidArgument(
+                f"`mode` must be one of {', '.join(SEARCH_MODES)}, got {mode!r}.", argument="mode"
+            )
         folder = None if workspace is None else str(served_folder(self._workspaces, workspace))
         parsed = queries.parse_query(text)
         if not parsed.text and not parsed.tags:
@@ -156,6 +183,8 @@ class SearchService:
         # A small vault's first build ends within moments: wait that long, never longer.
         with anyio.move_on_after(FIRST_BUILD_WAIT_S):
             await self.built.wait()
+        if mode == "semantic":
+            await self._vectors_ready()
         found, more, count, unread = await anyio.to_thread.run_sync(
             partial(self._query, index, parsed, mode, position, limit, folder, access)
         )
@@ -164,13 +193,14 @@ class SearchService:
             after = found[-1].rowid if mode == "grep" else position + len(found)
             next_cursor = self._cursors.make(text, mode, folder, after)
         listed, unread_count = unread
+        notes = [self._semantic_note(not access.restricted)] if mode == "semantic" else []
         return SearchPage(
             query=text,
             mode=mode,
             hits=[_hit(item) for item in found],
             truncated=more,
             next_cursor=next_cursor,
-            note=self._note(unread_count, listed, counted=not access.restricted),
+            note=self._note(unread_count, listed, counted=not access.restricted, first=notes),
             indexed=count,
             unreadable=[Unreadable(path=path, reason=reason) for path, reason in listed],
         )
@@ -280,6 +310,7 @@ class SearchService:
             await anyio.to_thread.run_sync(indexer.refresh, path)
         except Exception:
             logger.exception("Indexing '%s' after its save failed; the watcher will retry.", path)
+        self._vectors_wake.set()
 
     async def _first_build(self) -> None:
         indexer = self._require_indexer()
@@ -290,6 +321,7 @@ class SearchService:
             logger.exception("Building the search index failed; searches answer what it holds.")
         finally:
             self.built.set()
+            self._vectors_wake.set()
 
     async def _on_changes(self, changes: list[FileChange]) -> None:
         for listener in self._listeners:
@@ -306,6 +338,58 @@ class SearchService:
         finally:
             applied, self._applied = self._applied, anyio.Event()
             applied.set()
+            self._vectors_wake.set()
+
+    async def _vectors_ready(self) -> None:
+        """On the first semantic search, start keeping the notes' vectors and wait a little
+        for them; later searches answer at once with the vectors made so far."""
+        if self._semantic is None or self._task_group is None or self._vectors_started:
+            return
+        self._vectors_started = True
+        made = self._vectors_made
+        self._task_group.start_soon(self._keep_vectors, self._semantic)
+        with anyio.move_on_after(FIRST_VECTORS_WAIT_S):
+            await made.wait()
+
+    def vectors_made(self) -> anyio.Event:
+        """An event set once the notes' vectors are next brought up to date (after the first
+        semantic search). Take it before looking, then wait on it, as ``applied``."""
+        return self._vectors_made
+
+    async def _keep_vectors(self, vectors: SemanticIndex) -> None:
+        """Embed the notes that have no vector, again whenever the index changes."""
+        index = self._require()
+        while True:
+            self._vectors_wake = anyio.Event()
+            try:
+                await anyio.to_thread.run_sync(
+                    partial(vectors.fill, index.reading, self._vectors_stop)
+                )
+            except Exception:
+                logger.exception("Making the notes' vectors failed; semantic search uses words.")
+                return
+            finally:
+                made, self._vectors_made = self._vectors_made, anyio.Event()
+                made.set()
+            await self._vectors_wake.wait()
+
+    def _semantic_note(self, counted: bool) -> str | None:
+        """What a semantic answer lacks: the extra, or vectors not made yet (``counted``: how
+        many may be said, as for the build's progress)."""
+        if self._semantic is None:
+            return semantic.NOT_INSTALLED
+        progress = self._semantic.progress
+        if progress.complete:
+            return None
+        if not counted:
+            return (
+                "The notes' meanings are still being worked out, so some are found by their "
+                "words only."
+            )
+        return (
+            f"The notes' meanings are still being worked out: {progress.done:,} of "
+            f"{progress.total:,} so far, so the others are found by their words only."
+        )
 
     def applied(self) -> anyio.Event:
         """An event set once the next batch of watched changes is in the index. Take it
@@ -334,6 +418,10 @@ class SearchService:
                     trigram=index.trigram,
                     visible=visible,
                 )
+            elif mode == "semantic" and self._semantic is not None:
+                found, more = self._fused(
+                    db, self._semantic, parsed, position, limit, folder, visible
+                )
             else:
                 found, more = queries.words(
                     db, parsed, offset=position, limit=limit, workspace=folder, visible=visible
@@ -341,6 +429,34 @@ class SearchService:
             count = _note_count(db, access)
             unread = _unreadable(db, folder, UNREADABLE_LISTED, access)
         return found, more, count, unread
+
+    @staticmethod
+    def _fused(
+        db: sqlite3.Connection,
+        vectors: SemanticIndex,
+        parsed: Query,
+        position: int,
+        limit: int,
+        folder: str | None,
+        visible: queries.Visible | None,
+    ) -> tuple[list[Found], bool]:
+        """A page of the words ranking and the meaning ranking fused (reciprocal rank), each
+        of their first ``FUSED`` notes."""
+        by_words, _more = queries.words_ranking(
+            db, parsed, offset=0, count=FUSED, workspace=folder, visible=visible
+        )
+        keep = None if visible is None else partial(queries.shown, db, visible=visible)
+        near = vectors.nearest(
+            db, parsed.text, count=FUSED, workspace=folder, tags=parsed.tags, keep=keep
+        )
+        fused = semantic.fuse([by_words, near])
+        worded = set(by_words)
+        page = fused[position : position + limit]
+        found = [
+            queries.words_hit(db, parsed, rowid) if rowid in worded else queries.lead(db, rowid)
+            for rowid in page
+        ]
+        return [hit for hit in found if hit is not None], len(fused) > position + limit
 
     @staticmethod
     def _backlinks(
@@ -351,11 +467,17 @@ class SearchService:
             return queries.backlinks(db, real, None if at is None else at[1], visible)
 
     def _note(
-        self, unread_count: int, listed: list[tuple[str, str]], *, counted: bool = True
+        self,
+        unread_count: int,
+        listed: list[tuple[str, str]],
+        *,
+        counted: bool = True,
+        first: Sequence[str | None] = (),
     ) -> str | None:
-        """What the answer lacks; ``counted``: the build's progress may be given in files
-        (not to an account: the totals would count notes it may not see)."""
-        notes: list[str] = []
+        """What the answer lacks (``first``: notes to give before the others); ``counted``:
+        the build's progress may be given in files (not to an account: the totals would
+        count notes it may not see)."""
+        notes: list[str] = [note for note in first if note]
         state = self._require_indexer().state
         if state.building:
             if state.total is None or not counted:

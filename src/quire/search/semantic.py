@@ -1,0 +1,284 @@
+"""Semantic search, the optional ``semantic`` extra: the notes nearest a query in meaning.
+
+A note's vector is WordLlama's embedding of its title and the start of its text (the model's
+weights ship inside the ``wordllama`` package: nothing is ever downloaded). Vectors are kept by
+content hash in their own SQLite file beside the index, so a moved or copied note is not
+embedded again and a rebuilt index keeps them; the file is derived, like the index.
+
+Blocking (SQLite, numpy, the model): call every method from a worker thread.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from quire.search.schema import connect
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+
+Reading = Callable[[], AbstractContextManager[sqlite3.Connection]]
+"""Opens a read of the search index (``SearchIndex.reading``)."""
+
+MODEL = "wordllama l2_supercat 256"
+"""The model the stored vectors come from; a store of another model is emptied."""
+
+PACKAGE = "wordllama"
+
+EMBEDDED_CHARS = 2000
+"""How much of a note (its title, then its text) its vector is made from."""
+
+_BATCH = 64
+
+NOT_INSTALLED = (
+    "Semantic search is not installed on the server, so these are results of the words index "
+    "(ranked, words in any order). To add it, install the extra where the server runs "
+    "(pip install 'quire[semantic]') and restart it."
+)
+
+
+def installed() -> bool:
+    """Whether the extra's package can be imported (without importing it)."""
+    try:
+        return importlib.util.find_spec(PACKAGE) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+class Embedder(Protocol):
+    """Turns texts into unit vectors, one row per text."""
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """The unit vectors of ``texts`` (float32, one row each)."""
+        ...
+
+
+class WordLlamaEmbedder:
+    """The extra's model, loaded from the files inside its package (never fetched)."""
+
+    def __init__(self) -> None:
+        self._model = _load_model()
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """The unit vectors of ``texts``."""
+        import numpy as np
+
+        vectors = self._model.embed(list(texts), norm=True, batch_size=_BATCH)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+@functools.cache
+def _load_model() -> Any:
+    """The extra's model, loaded once per process."""
+    import wordllama
+
+    # The package looks for its tokenizer under "tokenizers/" of the cache folder only, so the
+    # package's own folder is named as the cache: its files are found there.
+    folder = Path(wordllama.__file__).parent
+    return wordllama.WordLlama.load(cache_dir=folder, disable_download=True)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How many of the index's distinct notes have a vector, of how many."""
+
+    done: int
+    total: int
+
+    @property
+    def complete(self) -> bool:
+        """Whether every note has its vector."""
+        return self.done >= self.total
+
+
+class SemanticIndex:
+    """The vectors of the index's notes, in ``path``: ``fill`` embeds the notes that have
+    none yet, ``nearest`` ranks notes by meaning. ``close`` it when done."""
+
+    def __init__(self, path: Path, embedder: Callable[[], Embedder] = WordLlamaEmbedder) -> None:
+        self._path = path
+        self._make_embedder = embedder
+        self._embedder: Embedder | None = None
+        self._lock = threading.Lock()
+        self._model_lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._vectors: dict[str, Matrix] = {}
+        self._matrix_key: tuple[tuple[int, ...], tuple[str, ...]] | None = None
+        self._matrix: Matrix | None = None
+        self.progress = Progress(0, 0)
+
+    def close(self) -> None:
+        """Close the vectors' file."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def fill(self, reading: Reading, stop: threading.Event) -> Progress:
+        """Embed every note of the index (read through ``reading``) that has no vector yet, a
+        batch at a time, until done or ``stop`` is set; the progress at the end. Searches go
+        on meanwhile, with the vectors made so far."""
+        with reading() as db:
+            hashes = [str(row[0]) for row in db.execute("SELECT DISTINCT hash FROM notes")]
+        with self._lock:
+            self._open()
+            missing = [digest for digest in hashes if digest not in self._vectors]
+        self.progress = Progress(len(hashes) - len(missing), len(hashes))
+        for start in range(0, len(missing), _BATCH):
+            if stop.is_set():
+                break
+            batch = missing[start : start + _BATCH]
+            with reading() as db:
+                texts = texts_of(db, batch)
+            found = [digest for digest in batch if digest in texts]
+            if found:
+                vectors = self._embed([texts[digest] for digest in found])
+                with self._lock:
+                    self._store(found, vectors)
+            self.progress = Progress(self.progress.done + len(batch), len(hashes))
+        return self.progress
+
+    def nearest(
+        self,
+        db: sqlite3.Connection,
+        text: str,
+        *,
+        count: int,
+        workspace: str | None,
+        tags: Sequence[str],
+        keep: Callable[[int], bool] | None = None,
+    ) -> list[int]:
+        """The rowids of the ``count`` notes nearest ``text`` in meaning, nearest first: of
+        ``workspace`` (None: all), tagged with every one of ``tags``, accepted by ``keep``.
+        Notes with no vector yet are left out."""
+        import numpy as np
+
+        where, params = _filters(workspace, tags)
+        rows = db.execute(f"SELECT id, hash FROM notes {where} ORDER BY id", params).fetchall()
+        with self._lock:
+            self._open()
+            pairs = [(int(rowid), str(h)) for rowid, h in rows if str(h) in self._vectors]
+            if not pairs or not text.strip():
+                return []
+            matrix = self._stacked(pairs)
+        query = self._embed([text])[0]
+        scores = matrix @ query
+        order = np.argsort(-scores, kind="stable")
+        found: list[int] = []
+        for position in order:
+            rowid = pairs[int(position)][0]
+            if keep is None or keep(rowid):
+                found.append(rowid)
+                if len(found) == count:
+                    break
+        return found
+
+    def _stacked(self, pairs: list[tuple[int, str]]) -> Matrix:
+        """The vectors of ``pairs`` as one matrix, kept while the notes stay the same."""
+        import numpy as np
+
+        key = (tuple(rowid for rowid, _ in pairs), tuple(digest for _, digest in pairs))
+        if key != self._matrix_key or self._matrix is None:
+            self._matrix = np.stack([self._vectors[digest] for _, digest in pairs])
+            self._matrix_key = key
+        return self._matrix
+
+    def _embed(self, texts: Sequence[str]) -> Matrix:
+        """The model's vectors of ``texts`` (the model loaded on first use; one caller at a
+        time)."""
+        with self._model_lock:
+            if self._embedder is None:
+                self._embedder = self._make_embedder()
+            return self._embedder.embed(texts)
+
+    def _open(self) -> None:
+        """Open the vectors' file once and load what it holds (emptied if of another model)."""
+        if self._db is not None:
+            return
+        import numpy as np
+
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = _open_store(self._path)
+        except sqlite3.DatabaseError:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self._path}{suffix}").unlink(missing_ok=True)
+            db = _open_store(self._path)
+        self._db = db
+        for digest, blob in db.execute("SELECT hash, vector FROM vectors"):
+            self._vectors[str(digest)] = np.frombuffer(blob, dtype=np.float32)
+
+    def _store(self, digests: list[str], vectors: Matrix) -> None:
+        assert self._db is not None
+        rows = [(digest, vector.tobytes()) for digest, vector in zip(digests, vectors, strict=True)]
+        self._db.execute("BEGIN")
+        self._db.executemany("INSERT OR REPLACE INTO vectors(hash, vector) VALUES (?, ?)", rows)
+        self._db.execute("COMMIT")
+        for digest, vector in zip(digests, vectors, strict=True):
+            self._vectors[digest] = vector
+
+
+FUSE_K = 60
+"""Reciprocal rank fusion's constant: how much the first places outweigh the next ones."""
+
+
+def fuse(rankings: Sequence[Sequence[int]]) -> list[int]:
+    """Rowids ranked by reciprocal rank fusion of ``rankings`` (each best first): a note's
+    score is the sum of 1 / (``FUSE_K`` + its place) over the rankings holding it; ties keep
+    the order of first appearance."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for place, rowid in enumerate(ranking, start=1):
+            scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (FUSE_K + place)
+    return sorted(scores, key=lambda rowid: -scores[rowid])
+
+
+def _open_store(path: Path) -> sqlite3.Connection:
+    db = connect(path)
+    db.executescript(
+        "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vector BLOB NOT NULL) "
+        "WITHOUT ROWID;"
+    )
+    row = db.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
+    if row is None or row[0] != MODEL:
+        db.execute("DELETE FROM vectors")
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('model', ?)", (MODEL,))
+    return db
+
+
+def texts_of(db: sqlite3.Connection, digests: Sequence[str] | None = None) -> dict[str, str]:
+    """What the notes holding each of ``digests`` (None: every note) are embedded from, by
+    content hash."""
+    sql = (
+        f"SELECT n.hash, b.title, substr(b.text, 1, {EMBEDDED_CHARS}) FROM notes n "
+        "JOIN bodies b ON b.id = n.id"
+    )
+    params: Sequence[str] = ()
+    if digests is not None:
+        sql += f" WHERE n.hash IN ({', '.join('?' * len(digests))})"
+        params = digests
+    return {str(digest): f"{title}\n{text}" for digest, title, text in db.execute(sql, params)}
+
+
+def _filters(workspace: str | None, tags: Sequence[str]) -> tuple[str, list[object]]:
+    where: list[str] = []
+    params: list[object] = []
+    if workspace is not None:
+        where.append("workspace = ?")
+        params.append(workspace)
+    for tag in tags:
+        where.append("id IN (SELECT note FROM tags WHERE tag = ?)")
+        params.append(tag)
+    return ("WHERE " + " AND ".join(where)) if where else "", params

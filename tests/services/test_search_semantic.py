@@ -1,0 +1,185 @@
+"""Semantic search (the ``semantic`` extra) over real files with the real model: notes found by
+meaning where no word matches, fused with the words ranking, kept fresh after a write, cached
+by content hash, paged exactly once, and the words ranking with a note without the extra."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import anyio
+import pytest
+
+from quire.api.search import SearchPage
+from quire.search import semantic
+from quire.search.index import SearchIndex
+from quire.search.semantic import SemanticIndex, WordLlamaEmbedder, fuse
+from quire.services.search import INDEX_FILE, SearchService
+from quire.services.search.indexer import Indexer
+from quire.services.search.service import VECTORS_FILE
+from quire.vault.workspaces import Workspaces
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(
+        not semantic.installed(), reason="install the semantic extra: pip install -e '.[semantic]'"
+    ),
+]
+
+WAIT_S = 20
+
+NOTES = {
+    "pets.md": "# Our pets\n\nThe dog barks at the mailman and the puppy chews shoes.\n",
+    "money.md": "# Budget\n\nQuarterly revenue grew; invest the savings and pay the taxes.\n",
+    "kitchen.md": "# Dinner\n\nBake the bread, then roast the vegetables in the oven.\n",
+    "garden.md": "# Garden\n\nPlant tulips in autumn and water the roses every morning.\n",
+}
+
+
+def vault(folder: Path, notes: dict[str, str] = NOTES) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in notes.items():
+        (folder / name).parent.mkdir(exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder.resolve()
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[SearchService]:
+    folder = vault(tmp_path / "ws")
+    async with SearchService(Workspaces([folder]), tmp_path / "state" / INDEX_FILE) as opened:
+        with anyio.fail_after(WAIT_S):
+            await opened.built.wait()
+        yield opened
+
+
+def names(page: SearchPage) -> list[str]:
+    return [hit.rel_path for hit in page.hits]
+
+
+async def test_a_note_is_found_by_meaning_when_no_word_matches(service: SearchService) -> None:
+    words = await service.search("canine companion", mode="words")
+    meaning = await service.search("canine companion", mode="semantic")
+    assert words.hits == []
+    assert meaning.mode == "semantic"
+    assert meaning.note is None
+    assert names(meaning)[0] == "pets.md"
+    money = await service.search("finance and accounting", mode="semantic")
+    assert names(money)[0] == "money.md"
+
+
+async def test_a_word_match_and_a_meaning_match_are_both_found(service: SearchService) -> None:
+    page = await service.search("roses", mode="semantic")
+    assert names(page)[0] == "garden.md"
+    # Found by its word, it carries the word's snippet, the match marked.
+    assert "\u0002roses\u0003" in page.hits[0].snippet
+    # Notes with no such word still follow, by meaning, each once.
+    assert sorted(names(page)) == sorted(NOTES)
+
+
+async def test_a_note_written_later_is_found_by_meaning(
+    service: SearchService, tmp_path: Path
+) -> None:
+    await service.search("anything", mode="semantic")  # starts keeping the vectors
+    (tmp_path / "ws" / "sea.md").write_text(
+        "# Sailing\n\nThe boat left the harbour; waves and wind carried the ship to the coast.\n",
+        encoding="utf-8",
+    )
+    with anyio.fail_after(WAIT_S):
+        while True:
+            made = service.vectors_made()  # each batch the index takes wakes the vectors
+            page = await service.search("ocean voyage", mode="semantic")
+            if page.hits and page.hits[0].rel_path == "sea.md" and page.note is None:
+                break
+            await made.wait()
+
+
+async def test_pages_hold_every_fused_hit_exactly_once(service: SearchService) -> None:
+    first = await service.search("the", mode="semantic", limit=3)
+    assert first.truncated and first.next_cursor is not None
+    second = await service.search("the", mode="semantic", limit=3, cursor=first.next_cursor)
+    assert not second.truncated
+    assert sorted(names(first) + names(second)) == sorted(NOTES)
+
+
+async def test_without_the_extra_the_words_ranking_answers_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "wordllama", None)  # what an absent package looks like
+    folder = vault(tmp_path / "ws")
+    async with SearchService(Workspaces([folder]), tmp_path / "state" / INDEX_FILE) as opened:
+        with anyio.fail_after(WAIT_S):
+            await opened.built.wait()
+        page = await opened.search("roses", mode="semantic")
+    assert page.mode == "semantic"
+    assert names(page) == ["garden.md"]
+    assert page.note == semantic.NOT_INSTALLED
+    assert "pip install 'quire[semantic]'" in page.note
+    assert not (tmp_path / "state" / VECTORS_FILE).exists()
+
+
+class Counting:
+    """The real model, counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        self.model = WordLlamaEmbedder()
+        self.texts = 0
+
+    def embed(self, texts: Sequence[str]) -> semantic.Matrix:
+        self.texts += len(texts)
+        return self.model.embed(texts)
+
+
+def test_vectors_are_kept_by_content_hash_across_restarts(tmp_path: Path) -> None:
+    notes = {**NOTES, "copy/pets.md": NOTES["pets.md"]}
+    folder = vault(tmp_path / "ws", notes)
+    index = SearchIndex(tmp_path / INDEX_FILE)
+    Indexer(index, Workspaces([folder])).build()
+    counting = Counting()
+    first = SemanticIndex(tmp_path / VECTORS_FILE, lambda: counting)
+    done = first.fill(index.reading, threading.Event())
+    first.close()
+    # Two notes share one text: one vector.
+    assert (done.done, done.total, counting.texts) == (4, 4, 4)
+    again = SemanticIndex(tmp_path / VECTORS_FILE, lambda: counting)
+    assert again.fill(index.reading, threading.Event()).complete
+    assert counting.texts == 4
+    with index.reading() as db:
+        near = again.nearest(db, "a barking puppy", count=2, workspace=None, tags=())
+        rows = [db.execute("SELECT rel_path FROM notes WHERE id = ?", (r,)) for r in near]
+        paths = [row.fetchone()[0] for row in rows]
+    again.close()
+    index.close()
+    assert sorted(paths) == ["copy/pets.md", "pets.md"]
+
+
+def test_a_vectors_file_that_is_not_a_database_is_replaced(tmp_path: Path) -> None:
+    folder = vault(tmp_path / "ws")
+    index = SearchIndex(tmp_path / INDEX_FILE)
+    Indexer(index, Workspaces([folder])).build()
+    (tmp_path / VECTORS_FILE).write_bytes(b"not a database" * 100)
+    vectors = SemanticIndex(tmp_path / VECTORS_FILE)
+    assert vectors.fill(index.reading, threading.Event()).complete
+    vectors.close()
+    index.close()
+
+
+def test_a_stop_ends_a_fill_between_batches(tmp_path: Path) -> None:
+    folder = vault(tmp_path / "ws")
+    index = SearchIndex(tmp_path / INDEX_FILE)
+    Indexer(index, Workspaces([folder])).build()
+    stop = threading.Event()
+    stop.set()
+    vectors = SemanticIndex(tmp_path / VECTORS_FILE)
+    progress = vectors.fill(index.reading, stop)
+    vectors.close()
+    index.close()
+    assert (progress.done, progress.total, progress.complete) == (0, 4, False)
+
+
+def test_fusion_ranks_notes_both_lists_hold_first() -> None:
+    assert fuse([[1, 2, 3], [3, 4, 1]]) == [1, 3, 2, 4]
+    assert fuse([[], [7, 8]]) == [7, 8]
+    assert fuse([]) == []
