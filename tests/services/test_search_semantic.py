@@ -4,6 +4,7 @@ by content hash, paged exactly once, and the words ranking with a note without t
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -183,3 +184,46 @@ def test_fusion_ranks_notes_both_lists_hold_first() -> None:
     assert fuse([[1, 2, 3], [3, 4, 1]]) == [1, 3, 2, 4]
     assert fuse([[], [7, 8]]) == [7, 8]
     assert fuse([]) == []
+
+
+def test_vectors_no_note_holds_are_dropped_once_they_outnumber_the_notes(tmp_path: Path) -> None:
+    folder = vault(tmp_path / "ws", {f"n{i}.md": f"# N{i}\n\nfirst text {i}\n" for i in range(80)})
+    index = SearchIndex(tmp_path / INDEX_FILE)
+    indexer = Indexer(index, Workspaces([folder]))
+    indexer.build()
+    vectors = SemanticIndex(tmp_path / VECTORS_FILE)
+    assert vectors.fill(index.reading, threading.Event()).complete
+    for old in folder.iterdir():
+        old.unlink()
+    vault(folder, {f"m{i}.md": f"# M{i}\n\nsecond text {i}\n" for i in range(10)})
+    indexer.build()
+    assert vectors.fill(index.reading, threading.Event()).complete
+    vectors.close()
+    index.close()
+    stored = sqlite3.connect(tmp_path / VECTORS_FILE)
+    assert stored.execute("SELECT count(*) FROM vectors").fetchone()[0] == 10
+    stored.close()
+
+
+async def test_a_broken_install_answers_with_words_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "site" / "wordllama"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('numpy.core.multiarray failed')\n")
+    for name in [name for name in sys.modules if name.split(".")[0] == "wordllama"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.syspath_prepend(str(broken.parent))
+    semantic._load_model.cache_clear()
+    try:
+        folder = vault(tmp_path / "ws")
+        async with SearchService(Workspaces([folder]), tmp_path / "state" / INDEX_FILE) as opened:
+            with anyio.fail_after(WAIT_S):
+                await opened.built.wait()
+            page = await opened.search("roses", mode="semantic")
+    finally:
+        semantic._load_model.cache_clear()
+    assert names(page) == ["garden.md"]
+    assert page.note is not None
+    assert page.note.startswith("Semantic search is installed but failed (ImportError: numpy")
+    assert "pip install --force-reinstall 'quire[semantic]'" in page.note

@@ -134,6 +134,8 @@ class SemanticIndex:
         with self._lock:
             self._open()
             missing = [digest for digest in hashes if digest not in self._vectors]
+            if len(self._vectors) - (len(hashes) - len(missing)) > max(len(hashes), _BATCH):
+                self._forget_all_but(set(hashes))
         self.progress = Progress(len(hashes) - len(missing), len(hashes))
         for start in range(0, len(missing), _BATCH):
             if stop.is_set():
@@ -218,6 +220,17 @@ class SemanticIndex:
         self._db = db
         for digest, blob in db.execute("SELECT hash, vector FROM vectors"):
             self._vectors[str(digest)] = np.frombuffer(blob, dtype=np.float32)
+
+    def _forget_all_but(self, kept: set[str]) -> None:
+        """Drop the vectors of texts no note holds any more (once they outnumber the notes:
+        a note that comes back soon keeps its vector)."""
+        assert self._db is not None
+        gone = [(digest,) for digest in self._vectors if digest not in kept]
+        self._db.execute("BEGIN")
+        self._db.executemany("DELETE FROM vectors WHERE hash = ?", gone)
+        self._db.execute("COMMIT")
+        for (digest,) in gone:
+            del self._vectors[digest]
 
     def _store(self, digests: list[str], vectors: Matrix) -> None:
         assert self._db is not None

@@ -99,6 +99,7 @@ class SearchService:
         if semantic.installed():
             self._semantic = SemanticIndex(index_path.with_name(VECTORS_FILE))
         self._vectors_started = False
+        self._vectors_failed: str | None = None
         self._vectors_wake = anyio.Event()
         self._vectors_made = anyio.Event()
         self._vectors_stop = threading.Event()
@@ -365,8 +366,9 @@ class SearchService:
                 await anyio.to_thread.run_sync(
                     partial(vectors.fill, index.reading, self._vectors_stop)
                 )
-            except Exception:
+            except Exception as exc:
                 logger.exception("Making the notes' vectors failed; semantic search uses words.")
+                self._vectors_failed = f"{type(exc).__name__}: {exc}"
                 return
             finally:
                 made, self._vectors_made = self._vectors_made, anyio.Event()
@@ -378,6 +380,13 @@ class SearchService:
         many may be said, as for the build's progress)."""
         if self._semantic is None:
             return semantic.NOT_INSTALLED
+        if self._vectors_failed is not None:
+            return (
+                "Semantic search is installed but failed "
+                f"({self._vectors_failed[:200]}), so these are results of the words index. "
+                "The server's log has the details; reinstall the extra (pip install "
+                "--force-reinstall 'quire[semantic]') and restart the server."
+            )
         progress = self._semantic.progress
         if progress.complete:
             return None
@@ -418,7 +427,7 @@ class SearchService:
                     trigram=index.trigram,
                     visible=visible,
                 )
-            elif mode == "semantic" and self._semantic is not None:
+            elif mode == "semantic" and self._semantic is not None and not self._vectors_failed:
                 found, more = self._fused(
                     db, self._semantic, parsed, position, limit, folder, visible
                 )
