@@ -227,3 +227,18 @@ async def test_a_broken_install_answers_with_words_and_says_so(
     assert page.note is not None
     assert page.note.startswith("Semantic search is installed but failed (ImportError: numpy")
     assert "pip install --force-reinstall 'quire[semantic]'" in page.note
+
+
+async def test_a_note_found_by_meaning_alone_shows_its_opening_after_title_and_front_matter(
+    tmp_path: Path,
+) -> None:
+    folder = vault(
+        tmp_path / "ws",
+        {"pets.md": "---\ntags: [home]\n---\n\n# Our pets\n\nThe dog barks at the mailman.\n"},
+    )
+    async with SearchService(Workspaces([folder]), tmp_path / "state" / INDEX_FILE) as opened:
+        with anyio.fail_after(WAIT_S):
+            await opened.built.wait()
+        page = await opened.search("canine companion", mode="semantic")
+    hit = page.hits[0]
+    assert (hit.title, hit.line, hit.snippet) == ("Our pets", 7, "The dog barks at the mailman.")

@@ -1,5 +1,5 @@
 """The window's search in a real browser against a real `quire serve` and its index: typing shows
-each file with a snippet around its match (the match marked), the Text/Words toggle, "More
+each file with a snippet around its match (the match marked), the Text/Words/Meaning toggle, "More
 results" for the next page, a click opening the document at the match's line; the Backlinks
 section under a document in Read view; quick open in the command palette (titles and paths from
 the index, recent documents first)."""
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from quire.search import semantic
 from tests.web_ui.support import eventually, screenshot
 
 pytest.importorskip("playwright.sync_api", reason="the UI tests need Playwright for Python")
@@ -100,6 +101,24 @@ def test_the_words_mode_finds_the_words_in_any_order(page: Page, deep: str) -> N
     expect(deep_file.locator(".search-hit mark").first).to_be_visible()
     page.reload()
     expect(page.get_by_role("button", name="Words")).to_have_attribute("aria-pressed", "true")
+
+
+@pytest.mark.skipif(not semantic.installed(), reason="pip install -e '.[semantic]'")
+def test_the_meaning_mode_finds_a_note_by_what_it_means(page: Page, server: Server) -> None:
+    (server.workspace / "pets.md").write_text(
+        "# Our pets\n\nThe dog barks at the mailman and the puppy chews shoes.\n", encoding="utf-8"
+    )
+    (server.workspace / "money.md").write_text(
+        "# Budget\n\nQuarterly revenue grew; invest the savings.\n", encoding="utf-8"
+    )
+    searchable(server, "puppy", 1)
+    search(page, "canine companion")
+    expect(page.locator(".search-results")).to_contain_text("No document holds")
+    page.get_by_role("button", name="Meaning").click()
+    expect(page.get_by_role("button", name="Meaning")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator(".search-file").first).to_contain_text("Our pets")
+    expect(page.locator(".search-note")).to_have_count(0)
+    screenshot(page, "14-search-meaning")
 
 
 def test_more_results_brings_the_next_page_each_file_once(page: Page, server: Server) -> None:

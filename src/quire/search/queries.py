@@ -459,8 +459,9 @@ def words_hit(db: sqlite3.Connection, query: Query, rowid: int) -> Found | None:
 
 
 def lead(db: sqlite3.Connection, rowid: int) -> Found | None:
-    """The note ``rowid`` as a hit with no match in it: its first line, its opening as the
-    snippet (None when it is gone)."""
+    """The note ``rowid`` as a hit with no match in it: the line its text starts on (after its
+    front matter and a heading that only repeats its title) and that opening as the snippet (None when it is
+    gone)."""
     row = db.execute(
         "SELECT n.path, n.workspace, n.rel_path, n.title, substr(b.text, 1, ?) FROM notes n "
         "JOIN bodies b ON b.id = n.id WHERE n.id = ?",
@@ -469,8 +470,25 @@ def lead(db: sqlite3.Connection, rowid: int) -> Found | None:
     if row is None:
         return None
     path, workspace, rel_path, title, text = row
-    snippet = " ".join(clean(str(text)).split())[:SNIPPET_CHARS]
-    return Found(rowid, str(path), str(workspace), str(rel_path), str(title), 1, snippet, None)
+    lines = clean(str(text)).split("\n")
+    line = 0
+    if lines[0].strip() == "---" and "---" in (item.strip() for item in lines[1:]):
+        line = next(at for at in range(1, len(lines)) if lines[at].strip() == "---") + 1
+    while line < len(lines) and (
+        not lines[line].strip() or lines[line].lstrip("#").strip() == str(title)
+    ):
+        line += 1
+    opening = " ".join(" ".join(lines[line:]).split())[:SNIPPET_CHARS]
+    return Found(
+        rowid,
+        str(path),
+        str(workspace),
+        str(rel_path),
+        str(title),
+        min(line + 1, len(lines)),
+        opening,
+        None,
+    )
 
 
 def _title_hit(row: Sequence[object]) -> Found:

@@ -1,6 +1,6 @@
 // The sidebar's search: the server's index over the workspaces, as you type. One row per file
-// with the snippet around its first match (matches marked), a mode toggle (exact text or every
-// word, ranked), and "More" for the next page. A click opens the document at that line.
+// with the snippet around its first match (matches marked), a mode toggle (exact text, every
+// word ranked, or meaning and words ranked together), and "More" for the next page. A click opens the document at that line.
 
 import { useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
@@ -15,11 +15,13 @@ const MODE_KEY = "quire.search.mode";
 const MODES: { mode: SearchMode; label: string; hint: string }[] = [
   { mode: "grep", label: "Text", hint: "Exact text, ignoring case" },
   { mode: "words", label: "Words", hint: "Every word, in any order, best matches first" },
+  { mode: "semantic", label: "Meaning", hint: "By meaning and words, best matches first (the server's semantic extra)" },
 ];
 
 function storedMode(): SearchMode {
   try {
-    return localStorage.getItem(MODE_KEY) === "words" ? "words" : "grep";
+    const stored = localStorage.getItem(MODE_KEY);
+    return MODES.find((entry) => entry.mode === stored)?.mode ?? "grep";
   } catch {
     return "grep";
   }
