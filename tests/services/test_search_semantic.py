@@ -242,3 +242,43 @@ async def test_a_note_found_by_meaning_alone_shows_its_opening_after_title_and_f
         page = await opened.search("canine companion", mode="semantic")
     hit = page.hits[0]
     assert (hit.title, hit.line, hit.snippet) == ("Our pets", 7, "The dog barks at the mailman.")
+
+
+def test_a_stored_vector_of_the_wrong_size_is_made_again(tmp_path: Path) -> None:
+    folder = vault(tmp_path / "ws")
+    index = SearchIndex(tmp_path / INDEX_FILE)
+    Indexer(index, Workspaces([folder])).build()
+    first = SemanticIndex(tmp_path / VECTORS_FILE)
+    assert first.fill(index.reading, threading.Event()).complete
+    first.close()
+    stored = sqlite3.connect(tmp_path / VECTORS_FILE)
+    with stored:
+        stored.execute(
+            "UPDATE vectors SET vector = x'00ff' WHERE hash = (SELECT hash FROM vectors LIMIT 1)"
+        )
+    stored.close()
+    counting = Counting()
+    again = SemanticIndex(tmp_path / VECTORS_FILE, lambda: counting)
+    assert again.fill(index.reading, threading.Event()).complete
+    with index.reading() as db:
+        near = again.nearest(db, "puppy", count=10, workspace=None, tags=())
+    again.close()
+    index.close()
+    assert counting.texts == 2  # the one made again, and the query
+    assert len(near) == 4
+
+
+def test_more_notes_than_the_first_matrix_holds_are_all_ranked(tmp_path: Path) -> None:
+    notes = {f"n{i}.md": f"# Note {i}\n\nitem number {i}\n" for i in range(1100)}
+    notes["pets.md"] = NOTES["pets.md"]
+    index = SearchIndex(tmp_path / INDEX_FILE)
+    Indexer(index, Workspaces([vault(tmp_path / "ws", notes)])).build()
+    vectors = SemanticIndex(tmp_path / VECTORS_FILE)
+    assert vectors.fill(index.reading, threading.Event()).total == 1101
+    with index.reading() as db:
+        near = vectors.nearest(db, "a barking dog", count=2000, workspace=None, tags=())
+        first = db.execute("SELECT rel_path FROM notes WHERE id = ?", (near[0],)).fetchone()[0]
+    vectors.close()
+    index.close()
+    assert len(near) == 1101
+    assert first == "pets.md"

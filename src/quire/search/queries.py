@@ -460,8 +460,8 @@ def words_hit(db: sqlite3.Connection, query: Query, rowid: int) -> Found | None:
 
 def lead(db: sqlite3.Connection, rowid: int) -> Found | None:
     """The note ``rowid`` as a hit with no match in it: the line its text starts on (after its
-    front matter and a heading that only repeats its title) and that opening as the snippet (None when it is
-    gone)."""
+    front matter and a heading that only repeats its title) and that opening as the snippet
+    (None when it is gone)."""
     row = db.execute(
         "SELECT n.path, n.workspace, n.rel_path, n.title, substr(b.text, 1, ?) FROM notes n "
         "JOIN bodies b ON b.id = n.id WHERE n.id = ?",

@@ -34,6 +34,9 @@ Reading = Callable[[], AbstractContextManager[sqlite3.Connection]]
 MODEL = "wordllama l2_supercat 256"
 """The model the stored vectors come from; a store of another model is emptied."""
 
+DIMENSIONS = 256
+"""How many numbers a vector of ``MODEL`` holds."""
+
 PACKAGE = "wordllama"
 
 EMBEDDED_CHARS = 2000
@@ -104,7 +107,10 @@ class Progress:
 
 class SemanticIndex:
     """The vectors of the index's notes, in ``path``: ``fill`` embeds the notes that have
-    none yet, ``nearest`` ranks notes by meaning. ``close`` it when done."""
+    none yet, ``nearest`` ranks notes by meaning. ``close`` it when done.
+
+    In memory the vectors are the rows of one matrix (a row per distinct text, found by its
+    content hash), so a search scores them all in one product and copies none."""
 
     def __init__(self, path: Path, embedder: Callable[[], Embedder] = WordLlamaEmbedder) -> None:
         self._path = path
@@ -113,8 +119,7 @@ class SemanticIndex:
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        self._vectors: dict[str, Matrix] = {}
-        self._matrix_key: tuple[tuple[int, ...], tuple[str, ...]] | None = None
+        self._rows: dict[str, int] = {}
         self._matrix: Matrix | None = None
         self.progress = Progress(0, 0)
 
@@ -133,8 +138,8 @@ class SemanticIndex:
             hashes = [str(row[0]) for row in db.execute("SELECT DISTINCT hash FROM notes")]
         with self._lock:
             self._open()
-            missing = [digest for digest in hashes if digest not in self._vectors]
-            if len(self._vectors) - (len(hashes) - len(missing)) > max(len(hashes), _BATCH):
+            missing = [digest for digest in hashes if digest not in self._rows]
+            if len(self._rows) - (len(hashes) - len(missing)) > max(len(hashes), _BATCH):
                 self._forget_all_but(set(hashes))
         self.progress = Progress(len(hashes) - len(missing), len(hashes))
         for start in range(0, len(missing), _BATCH):
@@ -166,35 +171,28 @@ class SemanticIndex:
         Notes with no vector yet are left out."""
         import numpy as np
 
+        if not text.strip():
+            return []
         where, params = _filters(workspace, tags)
-        rows = db.execute(f"SELECT id, hash FROM notes {where} ORDER BY id", params).fetchall()
+        notes = db.execute(f"SELECT id, hash FROM notes {where} ORDER BY id", params).fetchall()
         with self._lock:
             self._open()
-            pairs = [(int(rowid), str(h)) for rowid, h in rows if str(h) in self._vectors]
-            if not pairs or not text.strip():
-                return []
-            matrix = self._stacked(pairs)
+            rows = self._rows
+            held = [(int(rowid), rows[digest]) for rowid, digest in notes if digest in rows]
+        if not held:
+            return []
         query = self._embed([text])[0]
-        scores = matrix @ query
-        order = np.argsort(-scores, kind="stable")
+        with self._lock:
+            assert self._matrix is not None
+            scores = (self._matrix[: len(self._rows)] @ query)[[row for _, row in held]]
         found: list[int] = []
-        for position in order:
-            rowid = pairs[int(position)][0]
+        for position in np.argsort(-scores, kind="stable"):
+            rowid = held[int(position)][0]
             if keep is None or keep(rowid):
                 found.append(rowid)
                 if len(found) == count:
                     break
         return found
-
-    def _stacked(self, pairs: list[tuple[int, str]]) -> Matrix:
-        """The vectors of ``pairs`` as one matrix, kept while the notes stay the same."""
-        import numpy as np
-
-        key = (tuple(rowid for rowid, _ in pairs), tuple(digest for _, digest in pairs))
-        if key != self._matrix_key or self._matrix is None:
-            self._matrix = np.stack([self._vectors[digest] for _, digest in pairs])
-            self._matrix_key = key
-        return self._matrix
 
     def _embed(self, texts: Sequence[str]) -> Matrix:
         """The model's vectors of ``texts`` (the model loaded on first use; one caller at a
@@ -205,7 +203,8 @@ class SemanticIndex:
             return self._embedder.embed(texts)
 
     def _open(self) -> None:
-        """Open the vectors' file once and load what it holds (emptied if of another model)."""
+        """Open the vectors' file once and load what it holds (emptied if of another model;
+        a row of the wrong size is left out, and made again)."""
         if self._db is not None:
             return
         import numpy as np
@@ -218,19 +217,28 @@ class SemanticIndex:
                 Path(f"{self._path}{suffix}").unlink(missing_ok=True)
             db = _open_store(self._path)
         self._db = db
-        for digest, blob in db.execute("SELECT hash, vector FROM vectors"):
-            self._vectors[str(digest)] = np.frombuffer(blob, dtype=np.float32)
+        stored = [
+            (str(digest), bytes(blob))
+            for digest, blob in db.execute("SELECT hash, vector FROM vectors")
+            if isinstance(blob, bytes) and len(blob) == DIMENSIONS * 4
+        ]
+        if stored:
+            digests = [digest for digest, _ in stored]
+            matrix = np.frombuffer(b"".join(blob for _, blob in stored), dtype=np.float32)
+            self._append(digests, matrix.reshape(len(stored), DIMENSIONS))
 
     def _forget_all_but(self, kept: set[str]) -> None:
         """Drop the vectors of texts no note holds any more (once they outnumber the notes:
         a note that comes back soon keeps its vector)."""
-        assert self._db is not None
-        gone = [(digest,) for digest in self._vectors if digest not in kept]
+        assert self._db is not None and self._matrix is not None
+        gone = [(digest,) for digest in self._rows if digest not in kept]
         self._db.execute("BEGIN")
         self._db.executemany("DELETE FROM vectors WHERE hash = ?", gone)
         self._db.execute("COMMIT")
-        for (digest,) in gone:
-            del self._vectors[digest]
+        staying = [(digest, row) for digest, row in self._rows.items() if digest in kept]
+        matrix = self._matrix[[row for _, row in staying]]
+        self._rows, self._matrix = {}, None
+        self._append([digest for digest, _ in staying], matrix)
 
     def _store(self, digests: list[str], vectors: Matrix) -> None:
         assert self._db is not None
@@ -238,8 +246,25 @@ class SemanticIndex:
         self._db.execute("BEGIN")
         self._db.executemany("INSERT OR REPLACE INTO vectors(hash, vector) VALUES (?, ?)", rows)
         self._db.execute("COMMIT")
+        self._append(digests, vectors)
+
+    def _append(self, digests: Sequence[str], vectors: Matrix) -> None:
+        """Put ``vectors`` in the matrix (a known text's row is overwritten), growing it by
+        half again when full."""
+        import numpy as np
+
         for digest, vector in zip(digests, vectors, strict=True):
-            self._vectors[digest] = vector
+            row = self._rows.get(digest)
+            if row is None:
+                row = len(self._rows)
+                if self._matrix is None or row == len(self._matrix):
+                    grown = np.zeros((max(1024, row + row // 2), DIMENSIONS), dtype=np.float32)
+                    if self._matrix is not None:
+                        grown[:row] = self._matrix[:row]
+                    self._matrix = grown
+                self._rows[digest] = row
+            assert self._matrix is not None
+            self._matrix[row] = vector
 
 
 FUSE_K = 60
