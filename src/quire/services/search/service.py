@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
 import unicodedata
 from collections.abc import Sequence
 from functools import partial
@@ -44,6 +43,7 @@ from quire.search.semantic import SemanticIndex
 from quire.services.search.cursors import Cursors
 from quire.services.search.indexer import Indexer, Progress
 from quire.services.search.queries import checked_query, served_folder
+from quire.services.search.vectors import VectorKeeper
 from quire.services.users.access import Access, GrantedAccess, current_access
 from quire.vault.watch import TICK_MS, FileChange, FolderWatcher, OnChanges
 from quire.vault.workspaces import Workspaces
@@ -72,10 +72,6 @@ VECTORS_FILE = "search-vectors.sqlite3"
 FUSED = 200
 """How many notes each side of a semantic search (words, meaning) ranks before they are fused."""
 
-FIRST_VECTORS_WAIT_S = 5.0
-"""How long the first semantic search waits for the notes' vectors before answering with
-those made so far (and a note saying so)."""
-
 
 class SearchService:
     """Search over the served workspaces. Use as ``async with SearchService(...) as search``:
@@ -95,14 +91,10 @@ class SearchService:
         """Set once the first full build has finished (tests and the bench wait on it)."""
         self._applied = anyio.Event()
         self._listeners: list[OnChanges] = []
-        self._semantic: SemanticIndex | None = None
-        if semantic.installed():
-            self._semantic = SemanticIndex(index_path.with_name(VECTORS_FILE))
-        self._vectors_started = False
-        self._vectors_failed: str | None = None
-        self._vectors_wake = anyio.Event()
-        self._vectors_made = anyio.Event()
-        self._vectors_stop = threading.Event()
+        installed = semantic.installed()
+        self._vectors = VectorKeeper(
+            SemanticIndex(index_path.with_name(VECTORS_FILE)) if installed else None
+        )
 
     def on_watched(self, listener: OnChanges) -> None:
         """Await ``listener`` with each batch of watched changes, before the index takes it
@@ -140,7 +132,7 @@ class SearchService:
     ) -> None:
         if self._indexer is not None:
             self._indexer.stop()
-        self._vectors_stop.set()
+        self._vectors.stop()
         if self._watcher is not None:
             await self._watcher.__aexit__(None, None, None)
         if self._task_group is not None:
@@ -149,8 +141,7 @@ class SearchService:
         if self._index is not None:
             async with self._build_lock:
                 await anyio.to_thread.run_sync(self._index.close)
-        if self._semantic is not None:
-            await anyio.to_thread.run_sync(self._semantic.close)
+        await anyio.to_thread.run_sync(self._vectors.close)
 
     async def search(
         self,
@@ -184,8 +175,8 @@ class SearchService:
         # A small vault's first build ends within moments: wait that long, never longer.
         with anyio.move_on_after(FIRST_BUILD_WAIT_S):
             await self.built.wait()
-        if mode == "semantic":
-            await self._vectors_ready()
+        if mode == "semantic" and self._task_group is not None:
+            await self._vectors.first_search(self._task_group, index)
         found, more, count, unread = await anyio.to_thread.run_sync(
             partial(self._query, index, parsed, mode, position, limit, folder, access)
         )
@@ -194,7 +185,7 @@ class SearchService:
             after = found[-1].rowid if mode == "grep" else position + len(found)
             next_cursor = self._cursors.make(text, mode, folder, after)
         listed, unread_count = unread
-        notes = [self._semantic_note(not access.restricted)] if mode == "semantic" else []
+        notes = [self._vectors.note(not access.restricted)] if mode == "semantic" else []
         return SearchPage(
             query=text,
             mode=mode,
@@ -273,6 +264,7 @@ class SearchService:
         indexer = self._require_indexer()
         async with self._build_lock:
             built = await anyio.to_thread.run_sync(partial(indexer.build, progress, fresh=True))
+        self._vectors.wake()
         if not access.restricted:
             return built
         index = self._require()
@@ -289,7 +281,9 @@ class SearchService:
         indexer = self._require_indexer()
         await self.built.wait()
         async with self._build_lock:
-            return await anyio.to_thread.run_sync(indexer.build)
+            listed = await anyio.to_thread.run_sync(indexer.build)
+        self._vectors.wake()
+        return listed
 
     async def unreadable_count(self) -> int:
         """How many files the index could not read (for an account, those it may read)."""
@@ -311,7 +305,7 @@ class SearchService:
             await anyio.to_thread.run_sync(indexer.refresh, path)
         except Exception:
             logger.exception("Indexing '%s' after its save failed; the watcher will retry.", path)
-        self._vectors_wake.set()
+        self._vectors.wake()
 
     async def _first_build(self) -> None:
         indexer = self._require_indexer()
@@ -322,7 +316,7 @@ class SearchService:
             logger.exception("Building the search index failed; searches answer what it holds.")
         finally:
             self.built.set()
-            self._vectors_wake.set()
+            self._vectors.wake()
 
     async def _on_changes(self, changes: list[FileChange]) -> None:
         for listener in self._listeners:
@@ -339,66 +333,12 @@ class SearchService:
         finally:
             applied, self._applied = self._applied, anyio.Event()
             applied.set()
-            self._vectors_wake.set()
-
-    async def _vectors_ready(self) -> None:
-        """On the first semantic search, start keeping the notes' vectors and wait a little
-        for them; later searches answer at once with the vectors made so far."""
-        if self._semantic is None or self._task_group is None or self._vectors_started:
-            return
-        self._vectors_started = True
-        made = self._vectors_made
-        self._task_group.start_soon(self._keep_vectors, self._semantic)
-        with anyio.move_on_after(FIRST_VECTORS_WAIT_S):
-            await made.wait()
+            self._vectors.wake()
 
     def vectors_made(self) -> anyio.Event:
         """An event set once the notes' vectors are next brought up to date (after the first
         semantic search). Take it before looking, then wait on it, as ``applied``."""
-        return self._vectors_made
-
-    async def _keep_vectors(self, vectors: SemanticIndex) -> None:
-        """Embed the notes that have no vector, again whenever the index changes."""
-        index = self._require()
-        while True:
-            self._vectors_wake = anyio.Event()
-            try:
-                await anyio.to_thread.run_sync(
-                    partial(vectors.fill, index.reading, self._vectors_stop)
-                )
-            except Exception as exc:
-                logger.exception("Making the notes' vectors failed; semantic search uses words.")
-                self._vectors_failed = f"{type(exc).__name__}: {exc}"
-                return
-            finally:
-                made, self._vectors_made = self._vectors_made, anyio.Event()
-                made.set()
-            await self._vectors_wake.wait()
-
-    def _semantic_note(self, counted: bool) -> str | None:
-        """What a semantic answer lacks: the extra, or vectors not made yet (``counted``: how
-        many may be said, as for the build's progress)."""
-        if self._semantic is None:
-            return semantic.NOT_INSTALLED
-        if self._vectors_failed is not None:
-            return (
-                "Semantic search is installed but failed "
-                f"({self._vectors_failed[:200]}), so these are results of the words index. "
-                "The server's log has the details; reinstall the extra (pip install "
-                "--force-reinstall 'quire[semantic]') and restart the server."
-            )
-        progress = self._semantic.progress
-        if progress.complete:
-            return None
-        if not counted:
-            return (
-                "The notes' meanings are still being worked out, so some are found by their "
-                "words only."
-            )
-        return (
-            f"The notes' meanings are still being worked out: {progress.done:,} of "
-            f"{progress.total:,} so far, so the others are found by their words only."
-        )
+        return self._vectors.made()
 
     def applied(self) -> anyio.Event:
         """An event set once the next batch of watched changes is in the index. Take it
@@ -427,10 +367,8 @@ class SearchService:
                     trigram=index.trigram,
                     visible=visible,
                 )
-            elif mode == "semantic" and self._semantic is not None and not self._vectors_failed:
-                found, more = self._fused(
-                    db, self._semantic, parsed, position, limit, folder, visible
-                )
+            elif mode == "semantic" and (vectors := self._vectors.usable) is not None:
+                found, more = self._fused(db, vectors, parsed, position, limit, folder, visible)
             else:
                 found, more = queries.words(
                     db, parsed, offset=position, limit=limit, workspace=folder, visible=visible
