@@ -120,9 +120,12 @@ async def test_semantic_ranks_by_meaning_through_the_tool(tmp_path: Path) -> Non
             data = data_of(
                 await client.call_tool("search_vault", {"query": "ocean voyage", "semantic": True})
             )
-    assert data["mode"] == "semantic"
-    assert "note" not in data
-    assert data["results"][0]["path"].endswith("ship.md")
+            read = await client.read_resource("text://vault-search?q=boat%20trip&semantic=true")
+            resource = json.loads(read.contents[0].text)  # type: ignore[union-attr]
+    for answer in (data, resource):
+        assert answer["mode"] == "semantic"
+        assert "note" not in answer
+        assert answer["results"][0]["path"].endswith("ship.md")
 
 
 async def test_a_vault_the_server_serves_is_searched_through_the_index(tmp_path: Path) -> None:
