@@ -282,3 +282,15 @@ def test_more_notes_than_the_first_matrix_holds_are_all_ranked(tmp_path: Path) -
     index.close()
     assert len(near) == 1101
     assert first == "pets.md"
+
+
+async def test_empty_notes_and_a_query_of_no_words_rank_without_error(tmp_path: Path) -> None:
+    folder = vault(tmp_path / "ws", {**NOTES, "empty.md": "", "blank.md": "\n\n   \n"})
+    async with SearchService(Workspaces([folder]), tmp_path / "state" / INDEX_FILE) as opened:
+        with anyio.fail_after(WAIT_S):
+            await opened.built.wait()
+        page = await opened.search("\u200b\u2060", mode="semantic")
+        pets = await opened.search("puppy dog", mode="semantic")
+    assert page.note is None
+    assert names(pets)[0] == "pets.md"
+    assert "empty.md" in names(pets)  # last, but ranked: every note has its vector

@@ -74,11 +74,15 @@ class WordLlamaEmbedder:
         self._model = _load_model()
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        """The unit vectors of ``texts``."""
+        """The unit vectors of ``texts``; a text with no token the model knows (an empty one)
+        gets the zero vector, near nothing (the model's own normalising would make it NaN)."""
         import numpy as np
 
-        vectors = self._model.embed(list(texts), norm=True, batch_size=_BATCH)
-        return np.asarray(vectors, dtype=np.float32)
+        vectors = np.asarray(
+            self._model.embed(list(texts), norm=False, batch_size=_BATCH), dtype=np.float32
+        )
+        lengths = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return np.divide(vectors, lengths, out=np.zeros_like(vectors), where=lengths > 0)
 
 
 @functools.cache
@@ -182,6 +186,8 @@ class SemanticIndex:
         if not held:
             return []
         query = self._embed([text])[0]
+        if not query.any():  # no word the model knows: nothing to rank by
+            return []
         with self._lock:
             assert self._matrix is not None
             scores = (self._matrix[: len(self._rows)] @ query)[[row for _, row in held]]
