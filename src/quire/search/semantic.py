@@ -82,7 +82,8 @@ class WordLlamaEmbedder:
             self._model.embed(list(texts), norm=False, batch_size=_BATCH), dtype=np.float32
         )
         lengths = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return np.divide(vectors, lengths, out=np.zeros_like(vectors), where=lengths > 0)
+        unit: Matrix = np.divide(vectors, lengths, out=np.zeros_like(vectors), where=lengths > 0)
+        return unit
 
 
 @functools.cache
