@@ -180,18 +180,16 @@ class SemanticIndex:
             return []
         where, params = _filters(workspace, tags)
         notes = db.execute(f"SELECT id, hash FROM notes {where} ORDER BY id", params).fetchall()
-        with self._lock:
-            self._open()
-            rows = self._rows
-            held = [(int(rowid), rows[digest]) for rowid, digest in notes if digest in rows]
-        if not held:
-            return []
         query = self._embed([text])[0]
         if not query.any():  # no word the model knows: nothing to rank by
             return []
-        with self._lock:
-            assert self._matrix is not None
-            scores = (self._matrix[: len(self._rows)] @ query)[[row for _, row in held]]
+        with self._lock:  # one hold: a fill may compact the matrix between two
+            self._open()
+            rows = self._rows
+            held = [(int(rowid), rows[digest]) for rowid, digest in notes if digest in rows]
+            if not held or self._matrix is None:
+                return []
+            scores = (self._matrix[: len(rows)] @ query)[[row for _, row in held]]
         found: list[int] = []
         for position in np.argsort(-scores, kind="stable"):
             rowid = held[int(position)][0]
