@@ -162,11 +162,10 @@ SEARCH_VAULT = ToolSpec(
     name="search_vault",
     title="Search the workspace",
     description=(
-        "Search the workspaces' Markdown: per file its path, title, first matching line and a "
-        "snippet (match between U+0002 and U+0003). mode grep (default): files holding query, "
-        "any case; words: files holding every word, best first. tag:NAME filters by tag. "
-        "truncated: pass nextCursor as cursor. vault (a folder no server serves) greps the "
-        "disk. note names unread files."
+        "Search the workspaces' Markdown: per file path, title, first matching line, snippet "
+        "(match between U+0002 and U+0003). mode grep (default): substring, any case; words: "
+        "every word, best first. tag:NAME filters. truncated: pass nextCursor as cursor. vault "
+        "(a folder no server serves) greps the disk. note names unread files."
     ),
     input_schema=s.obj(
         {
@@ -175,7 +174,7 @@ SEARCH_VAULT = ToolSpec(
                 filled=True,
             ),
             "limit": s.integer("The most results to return.", LIMIT[0], LIMIT[1], LIMIT[2]),
-            "semantic": s.boolean("Rank by meaning and words (a server extra; see note)."),
+            "semantic": s.boolean("Rank by meaning too (a server extra)."),
             "vault": s.path("A folder of Markdown files to search (on disk when not served)."),
             "mode": s.enum("grep: substring ignoring case (default); words: ranked.", MODES),
             "cursor": s.text(
