@@ -23,7 +23,6 @@ import {
   leavePresent,
   paletteOpen,
   presenting,
-  refreshPending,
   resync,
   review,
   save,
@@ -136,9 +135,10 @@ export function App() {
       connection.value = state;
       if (state === "online" && firstOnline) {
         firstOnline = false;
-        // What the page's first fetches could not see and no event will tell: a review or an
-        // approval asked for between those answers and the socket opening.
-        refreshPending();
+        // What the page's first fetches could not see and no event will tell: anything that
+        // changed between those answers and the socket opening (a review or an approval asked
+        // for, and the document an agent's review or open put in a tab).
+        resync();
       }
       if (state === "online" && wasOffline) {
         wasOffline = false;
