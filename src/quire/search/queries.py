@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from quire.markdown.links import link_names
+from quire.markdown.parser import front_matter_lines
 from quire.search.snippets import MARK_END, MARK_START, SNIPPET_CHARS, clean, grep_snippet
 
 _BATCH = 256
@@ -471,9 +472,8 @@ def lead(db: sqlite3.Connection, rowid: int) -> Found | None:
         return None
     path, workspace, rel_path, title, text = row
     lines = clean(str(text)).split("\n")
-    line = 0
-    if lines[0].strip() == "---" and "---" in (item.strip() for item in lines[1:]):
-        line = next(at for at in range(1, len(lines)) if lines[at].strip() == "---") + 1
+    closed = front_matter_lines(lines)
+    line = 0 if closed is None else closed + 1
     while line < len(lines) and (
         not lines[line].strip() or lines[line].lstrip("#").strip() == str(title)
     ):
