@@ -3,8 +3,9 @@
 Targets (issue 15): spawn → ``initialize`` answered (a server running) ≤ 1.3x the SDK's no-op
 server spawned the same way, alternately, in the same run; a cold start (no server yet: a
 fresh state folder) → the first tool answer (``open_file``, which starts ``quire serve`` in
-the background) ≤ 2 s. Each spawn is the SDK's stdio client launching the process; the clock
-stops when the client has the answer.
+the background) ≤ 2 s. Each spawn is the SDK's stdio client launching the process (the
+installed ``quire`` program, as an agent runs it); the clock stops when the client has the
+answer.
 
 Quire's modules are byte-compiled first, as installing the package does (pip compiles them; a
 first run writes them otherwise): in an editable checkout with ``PYTHONDONTWRITEBYTECODE`` set,
@@ -41,6 +42,15 @@ def _params(args: list[str], env: dict[str, str], cwd: Path) -> StdioServerParam
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(cwd))
 
 
+def _quire_mcp(env: dict[str, str], cwd: Path) -> StdioServerParameters:
+    """``quire mcp`` as an MCP client runs it (what ``quire setup`` registers): the installed
+    ``quire`` program beside this interpreter."""
+    program = Path(sys.executable).with_name("quire")
+    if not program.is_file():
+        raise SystemExit(f"The `quire` program is not installed beside {sys.executable}.")
+    return StdioServerParameters(command=str(program), args=["mcp"], env=env, cwd=str(cwd))
+
+
 async def _spawn_to_initialize(params: StdioServerParameters) -> float:
     """Milliseconds from spawning the server until its ``initialize`` answer is in."""
     start = time.perf_counter()
@@ -74,7 +84,7 @@ async def measure_spawns(workspace: Path, env: dict[str, str]) -> tuple[list[lis
     """The spawn → initialize rows (a server runs in ``env``'s state folder), and the no-op
     server's p50 (the floor the cold start is also shown against)."""
     noop = _params(["-m", "bench.noop_mcp"], env, Path.cwd())
-    quire = _params(["-m", "quire.cli.main", "mcp"], env, workspace)
+    quire = _quire_mcp(env, workspace)
     progress("spawn → initialize: the no-op server and quire mcp, alternately")
     await _spawn_to_initialize(noop)
     await _spawn_to_initialize(quire)
@@ -111,7 +121,7 @@ async def measure_cold(env: dict[str, str], floor_ms: float) -> list[list[str]]:
             note = workspace / "plan.md"
             note.write_text("# Plan\n\nA first line.\n", encoding="utf-8")
             cold_env = {**env, "QUIRE_HOME": str(state)}
-            params = _params(["-m", "quire.cli.main", "mcp"], cold_env, workspace)
+            params = _quire_mcp(cold_env, workspace)
             try:
                 samples.append(await _cold_start(params, note))
             finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -19,6 +20,7 @@ import mcp_types as types
 import pytest
 
 from mcp import Client, StdioServerParameters
+from quire.cli.mcp_standby import early_starter
 from quire.cli.standby import wait_for_start
 from quire.client.autostart import STANDBY_START
 from quire.settings.server_file import Found, discover
@@ -100,16 +102,35 @@ def standbys(state: Path) -> list[int]:
     return found
 
 
+PROGRAM = Path(sys.executable).with_name("quire")
+"""The installed ``quire`` program (what ``quire setup`` registers with agents)."""
+COMMANDS = {
+    "program": [str(PROGRAM)],
+    "module": [sys.executable, "-m", "quire.cli.main"],
+}
+"""The two ways ``quire mcp`` is run: the program starts at ``quire.cli.entry``, which spawns
+the standby before the command group loads; the module spawns it from the command."""
+
+
+@pytest.fixture(params=sorted(COMMANDS))
+def command(request: pytest.FixtureRequest) -> list[str]:
+    words: list[str] = COMMANDS[request.param]
+    assert Path(words[0]).is_file(), f"{words[0]} is missing: run scripts/bootstrap"
+    return words
+
+
 @asynccontextmanager
-async def quire_mcp(tmp_path: Path) -> AsyncIterator[tuple[Client, Path, Path]]:
+async def quire_mcp(
+    tmp_path: Path, command: list[str], *options: str
+) -> AsyncIterator[tuple[Client, Path, Path]]:
     """``quire mcp`` in a workspace with a fresh state folder: the client, the note, the state."""
     workspace, state = tmp_path / "ws", tmp_path / "state"
     workspace.mkdir(exist_ok=True)
     note = workspace / "plan.md"
     note.write_text("# Plan\n", encoding="utf-8")
     params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "quire.cli.main", "mcp"],
+        command=command[0],
+        args=[*command[1:], "mcp", *options],
         env={**os.environ, "QUIRE_HOME": str(state)},
         cwd=str(workspace),
     )
@@ -126,8 +147,10 @@ def stop_server(state: Path) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.slow
-async def test_the_first_tool_call_starts_the_standby_not_a_new_process(tmp_path: Path) -> None:
-    async with quire_mcp(tmp_path) as (client, note, state):
+async def test_the_first_tool_call_starts_the_standby_not_a_new_process(
+    tmp_path: Path, command: list[str]
+) -> None:
+    async with quire_mcp(tmp_path, command) as (client, note, state):
         waiting = standbys(state)
         assert len(waiting) == 1
         try:
@@ -143,9 +166,9 @@ async def test_the_first_tool_call_starts_the_standby_not_a_new_process(tmp_path
 @pytest.mark.anyio
 @pytest.mark.slow
 async def test_a_client_that_leaves_before_any_tool_call_leaves_nothing_behind(
-    tmp_path: Path,
+    tmp_path: Path, command: list[str]
 ) -> None:
-    async with quire_mcp(tmp_path) as (client, _, state):
+    async with quire_mcp(tmp_path, command) as (client, _, state):
         await client.list_tools()
         waiting = standbys(state)
         assert len(waiting) == 1
@@ -157,7 +180,7 @@ async def test_a_client_that_leaves_before_any_tool_call_leaves_nothing_behind(
 @pytest.mark.anyio
 @pytest.mark.slow
 async def test_a_standby_that_died_is_replaced_by_a_new_server(tmp_path: Path) -> None:
-    async with quire_mcp(tmp_path) as (client, note, state):
+    async with quire_mcp(tmp_path, COMMANDS["program"]) as (client, note, state):
         (waiting,) = standbys(state)
         os.kill(waiting, signal.SIGKILL)
         wait_until_gone(waiting)
@@ -173,13 +196,63 @@ async def test_a_standby_that_died_is_replaced_by_a_new_server(tmp_path: Path) -
 
 @pytest.mark.anyio
 @pytest.mark.slow
-async def test_no_standby_is_spawned_while_a_server_runs(tmp_path: Path) -> None:
-    async with quire_mcp(tmp_path) as (client, note, state):
+async def test_no_standby_is_spawned_while_a_server_runs(
+    tmp_path: Path, command: list[str]
+) -> None:
+    async with quire_mcp(tmp_path, command) as (client, note, state):
         await client.call_tool("open_file", {"path": str(note)})
     try:
-        async with quire_mcp(tmp_path) as (client, note, state):
+        async with quire_mcp(tmp_path, command) as (client, note, state):
             assert standbys(state) == []
             result = await client.call_tool("get_current_content", {})
             assert not result.is_error, result
     finally:
         stop_server(state)
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "options", [["--server=http://127.0.0.1:9"], ["--server", "http://127.0.0.1:9"]]
+)
+async def test_no_standby_is_spawned_for_another_server(
+    tmp_path: Path, command: list[str], options: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another server's tools never start a local one, whichever way the option is written.
+    monkeypatch.setenv("QUIRE_TOKEN", "t" * 32)
+    async with quire_mcp(tmp_path, command, *options) as (client, _, state):
+        await client.list_tools()
+        assert standbys(state) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--server", "@team"],
+        ["--server=@team"],
+        ["--allow", "/tmp", "--export-tool-schema"],
+        ["--help"],
+        ["-h"],
+        ["--version"],
+        ["-V"],
+    ],
+)
+def test_the_entry_point_leaves_the_start_to_the_command_for_these_options(
+    tmp_path: Path, args: list[str]
+) -> None:
+    # Nothing is spawned: with these options `quire mcp` starts no server (or never runs).
+    assert early_starter(args, {"QUIRE_HOME": str(tmp_path)}, tmp_path, tmp_path) is None
+    assert standbys(tmp_path) == []
+
+
+def test_any_other_command_loads_nothing_more_at_the_entry_point() -> None:
+    # `quire hook` runs on every agent write: its start pays for no standby machinery.
+    code = (
+        "import sys; sys.argv = ['quire', 'hook', '--help']; "
+        "from quire.cli.entry import prepare; "
+        "print(prepare(), 'quire.client.autostart' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.split() == ["None", "False"]

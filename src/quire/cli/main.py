@@ -8,9 +8,10 @@ from __future__ import annotations
 import click
 
 from quire import __version__
+from quire.cli.entry import prepare
 from quire.cli.lazy import LazyGroup
 from quire.cli.output import unexpected
-from quire.cli.startup import RESUMED_BY_THE_COMMAND, pause_collection, startup_done
+from quire.cli.startup import RESUMED_BY_THE_COMMAND, startup_done
 
 
 class QuireGroup(LazyGroup):
@@ -87,9 +88,9 @@ def cli() -> None:
 
 
 def main() -> None:
-    """Run the ``quire`` command line."""
-    pause_collection()
-    cli()
+    """Run the ``quire`` command line as ``python -m quire.cli.main`` (the ``quire`` program
+    starts at ``quire.cli.entry``, which loads this module only after ``prepare``)."""
+    cli(obj=prepare())
 
 
 if __name__ == "__main__":

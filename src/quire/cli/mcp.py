@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 
 import anyio
@@ -20,33 +19,12 @@ import click
 
 from quire import __version__
 from quire.cli.arguments import printable
-from quire.client.autostart import SubprocessStarter
-from quire.core.errors import QuireError
-from quire.core.state import state_folder
-from quire.settings.server_file import Found, discover
+from quire.cli.mcp_standby import EarlyStarter, prepared_starter
 
 TERMINAL_HINT = (
     "quire mcp: waiting for JSON-RPC messages on stdin. This is an MCP server: an MCP client "
     "(Claude Code, Codex, Cursor, …) starts it. Press Ctrl+D to stop."
 )
-
-
-def prepared_starter(
-    server: str | None, environ: Mapping[str, str], cwd: Path, home: Path
-) -> SubprocessStarter | None:
-    """The local server's starter, its server spawned on standby when none runs yet; None
-    when ``--server`` names another server (nothing is ever started then)."""
-    if server is not None:
-        return None
-    state = state_folder(environ, home)
-    starter = SubprocessStarter(state=state, cwd=cwd, environ=environ)
-    try:
-        running = isinstance(discover(state), Found)
-    except QuireError:
-        return starter  # an unreadable server file: the first start says so
-    if not running:
-        starter.prepare()
-    return starter
 
 
 @click.command(
@@ -111,7 +89,13 @@ def mcp_command(
         return
     # Before the MCP server's own modules load (most of this command's start): a server
     # process, on standby, loads its modules meanwhile, so a first tool call waits less.
-    starter = prepared_starter(server, os.environ, Path.cwd(), Path.home())
+    # The program's entry point has spawned it already when it could tell from the arguments.
+    early = ctx.find_object(EarlyStarter)
+    starter = (
+        early.starter
+        if early is not None and server is None
+        else prepared_starter(server, os.environ, Path.cwd(), Path.home())
+    )
     from quire.cli.mcp_services import local_services, run_stdio
 
     for extra in ctx.args:
