@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 import click
-from pydantic import BaseModel
 
 from quire.core.errors import QuireError
 
@@ -26,6 +25,8 @@ UNEXPECTED = "an unexpected error stopped the command"
 def to_jsonable(value: Any) -> Any:
     """Dataclasses and API models become dicts (recursively, keyed by their Python field
     names); everything else is returned as it is."""
+    from pydantic import BaseModel  # not on every command's start: `quire mcp` waits for it
+
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=False)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

@@ -48,7 +48,9 @@ from quire.client.wire import (
     AnswerTooLarge,
     HttpxWire,
     SocketWire,
+    Wire,
     WireBroken,
+    WireError,
     WireTimeout,
     query_string,
     skip_missing_sniffio,
@@ -70,6 +72,7 @@ MAX_ANSWER_BYTES = 64 * 1024 * 1024
 DEFAULT_TIMEOUT = 30.0
 _WAIT_MARGIN = 30.0
 _LISTING_CAP = 5000
+_HEALTH_BYTES = 64 * 1024
 
 Reload = Callable[[], Awaitable[ServerInfo | None]]
 """Reads server.json again after a 401: a restarted server wrote a new token."""
@@ -79,18 +82,35 @@ skip_missing_sniffio()
 
 
 class _Server:
-    """What every view of one server's API shares: where it is and the connections to it."""
+    """What every view of one server's API shares: where it is and the connections to it.
 
-    def __init__(self, info: ServerInfo, http: httpx.AsyncClient, direct: bool) -> None:
+    The httpx client is made on first use: an ``http://`` server is reached over sockets
+    and never needs it, and making one loads the system's certificates (tens of
+    milliseconds, on the way of an agent's first call)."""
+
+    def __init__(
+        self, info: ServerInfo, make_http: Callable[[], httpx.AsyncClient], *, direct: bool
+    ) -> None:
         self.info = info
-        self.http = http
-        self.through_httpx = HttpxWire(http)
+        self._make_http = make_http
+        self._http: httpx.AsyncClient | None = None
         self.sockets = SocketWire() if direct else None
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = self._make_http()
+        return self._http
+
+    @property
+    def through_httpx(self) -> HttpxWire:
+        return HttpxWire(self.http)
 
     async def aclose(self) -> None:
         if self.sockets is not None:
             await self.sockets.aclose()
-        await self.http.aclose()
+        if self._http is not None:
+            await self._http.aclose()
 
 
 class QuireApi:
@@ -113,10 +133,13 @@ class QuireApi:
     ) -> None:
         if verify is True and info.ca_cert is not None:
             verify = pinned_context(info.ca_cert)
-        http = httpx.AsyncClient(
-            transport=transport, timeout=timeout, trust_env=False, verify=verify
-        )
-        self._server = _Server(info, http, direct=transport is None)
+
+        def make_http() -> httpx.AsyncClient:
+            return httpx.AsyncClient(
+                transport=transport, timeout=timeout, trust_env=False, verify=verify
+            )
+
+        self._server = _Server(info, make_http, direct=transport is None)
         self._server_file = server_file
         self._refused = refused
         self._reload = reload
@@ -163,22 +186,36 @@ class QuireApi:
 
     async def health(self) -> bool:
         """Whether the server answers ``GET /health`` (no token needed)."""
-        try:
-            response = await self._server.http.get(self._url("/health"), timeout=2.0)
-        except httpx.HTTPError:
-            return False
-        return response.status_code == httpx.codes.OK
+        answer = await self._health(2.0)
+        return answer is not None and answer[0] == httpx.codes.OK
 
     async def health_report(self) -> Health | None:
         """What the server's ``GET /health`` says (200, or 503 when its database does not
         answer); None when it does not answer or is a Quire that says something else."""
-        try:
-            response = await self._server.http.get(self._url("/health"), timeout=3.0)
-            if response.status_code not in (httpx.codes.OK, httpx.codes.SERVICE_UNAVAILABLE):
-                return None
-            return Health.parse_json(response.content)
-        except (httpx.HTTPError, AnswerMismatch):
+        answer = await self._health(3.0)
+        if answer is None or answer[0] not in (httpx.codes.OK, httpx.codes.SERVICE_UNAVAILABLE):
             return None
+        try:
+            return Health.parse_json(answer[1])
+        except AnswerMismatch:
+            return None
+
+    async def _health(self, seconds: float) -> tuple[int, bytes] | None:
+        """``GET /health``'s status and body; None when no whole answer came."""
+        url = self._url("/health")
+        try:
+            return await self._wire(url).send(
+                "GET", url, [], None, seconds=seconds, limit=_HEALTH_BYTES
+            )
+        except WireError:
+            return None
+
+    def _wire(self, url: str) -> Wire:
+        """How a request to ``url`` travels: kept-alive sockets when they serve it."""
+        server = self._server
+        if server.sockets is not None and SocketWire.serves(url):
+            return server.sockets
+        return server.through_httpx
 
     async def open(
         self, path: str, mode: str | None = None, line: int | None = None
@@ -515,10 +552,8 @@ class QuireApi:
         if self._agent is not None:
             headers.append((AGENT_HEADER, self._agent))
         url = self._url(path) + query_string(params)
-        server = self._server
-        wire = server.sockets if server.sockets and SocketWire.serves(url) else server.through_httpx
         try:
-            return await wire.send(
+            return await self._wire(url).send(
                 method,
                 url,
                 headers,
@@ -575,7 +610,11 @@ def pinned_context(cert_file: str) -> ssl.SSLContext | bool:
 
 async def probe_health(info: ServerInfo) -> bool:
     """Whether the server ``info`` names answers ``GET /health`` (a fresh connection)."""
-    verify = True if info.ca_cert is None else pinned_context(info.ca_cert)
+    verify: ssl.SSLContext | bool = True
+    if info.ca_cert is not None:
+        verify = pinned_context(info.ca_cert)
+    elif info.url.startswith("http://"):
+        verify = False  # no TLS on this address, so no certificates to load (tens of ms)
     async with httpx.AsyncClient(timeout=2.0, trust_env=False, verify=verify) as http:
         try:
             response = await http.get(info.url.rstrip("/") + "/health")

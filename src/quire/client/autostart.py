@@ -31,7 +31,7 @@ START_TIMEOUT = 10.0
 """How long a start may take before the caller is told it failed (seconds)."""
 
 LOG_FILE_NAME = "serve.log"
-_POLL_SECONDS = 0.05
+_POLL_SECONDS = 0.01
 STANDBY_START = b"start\n"
 """What a standby server reads on its standard input to start serving."""
 _LOG_TAIL_BYTES = 2000

@@ -5,12 +5,15 @@ collide."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from quire.db.models import Base
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql
 
 
 async def upsert(
@@ -24,8 +27,15 @@ async def upsert(
     """Insert a row, or update ``changed`` columns (all but the keys by default; none keeps
     the row as it is) of the row with the same keys."""
     columns = [name for name in values if name not in keys] if changed is None else list(changed)
-    dialect = session.get_bind().dialect.name
-    statement = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
+    statement: postgresql.Insert | sqlite.Insert
+    if session.get_bind().dialect.name == "postgresql":
+        # Imported here: PostgreSQL's dialect takes tens of milliseconds to load, which a
+        # server on SQLite (every laptop's) would pay on its start for nothing.
+        from sqlalchemy.dialects import postgresql
+
+        statement = postgresql.insert(model)
+    else:
+        statement = sqlite.insert(model)
     statement = statement.values(dict(values))
     if columns:
         upsert = statement.on_conflict_do_update(
