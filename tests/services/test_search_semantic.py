@@ -5,6 +5,7 @@ by content hash, paged exactly once, and the words ranking with a note without t
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -294,3 +295,19 @@ async def test_empty_notes_and_a_query_of_no_words_rank_without_error(tmp_path: 
     assert page.note is None
     assert names(pets)[0] == "pets.md"
     assert "empty.md" in names(pets)  # last, but ranked: every note has its vector
+
+
+def test_loading_the_model_leaves_the_processs_logging_as_it_was() -> None:
+    # The model's package sets the root logger to INFO with a handler of its own as it loads;
+    # a process that set up no logging (a CLI, the benchmarks) would print every library's
+    # INFO lines from then on. A fresh process, so the package is imported here for the first
+    # time.
+    code = (
+        "import logging; from quire.search.semantic import WordLlamaEmbedder; "
+        "WordLlamaEmbedder(); root = logging.getLogger(); "
+        "print(logging.getLevelName(root.level), len(root.handlers))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.split() == ["WARNING", "0"]

@@ -11,7 +11,9 @@ Blocking (SQLite, numpy, the model): call every method from a worker thread.
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.util
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -89,12 +91,27 @@ class WordLlamaEmbedder:
 @functools.cache
 def _load_model() -> Any:
     """The extra's model, loaded once per process."""
-    import wordllama
+    wordllama = _import_keeping_logging("wordllama")
 
     # The package looks for its tokenizer under "tokenizers/" of the cache folder only, so the
     # package's own folder is named as the cache: its files are found there.
     folder = Path(wordllama.__file__).parent
     return wordllama.WordLlama.load(cache_dir=folder, disable_download=True)
+
+
+def _import_keeping_logging(name: str) -> Any:
+    """Import the module ``name``, undoing what its import did to the root logger: WordLlama
+    calls ``logging.basicConfig(level=INFO)`` as it loads, which would make a process that
+    set up no logging of its own (a CLI, a benchmark) print every library's INFO lines."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        return importlib.import_module(name)
+    finally:
+        root.setLevel(level)
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
 
 
 @dataclass(frozen=True)
