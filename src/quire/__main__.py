@@ -1,6 +1,6 @@
-"""``python -m quire``: the same command line as the ``quire`` script."""
+"""``python -m quire``: the same command line as the ``quire`` program, started the same way."""
 
-from quire.cli.main import cli
+from quire.cli.entry import main
 
 if __name__ == "__main__":
-    cli(prog_name="quire")
+    main(prog_name="quire")

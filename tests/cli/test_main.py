@@ -7,6 +7,7 @@ from click.testing import CliRunner
 from quire import __version__
 from quire.cli.lazy import LazyGroup
 from quire.cli.main import COMMANDS, cli
+from tests.support.processes import python_prints
 
 
 def test_version_prints_the_package_version() -> None:
@@ -30,10 +31,7 @@ def test_the_hook_starts_without_importing_the_server_or_the_database() -> None:
         "print(sorted(m for m in ('quire.web.app', 'sqlalchemy', 'uvicorn', 'mcp') "
         "if m in sys.modules))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert python_prints(code).strip().splitlines()[-1] == "[]"
 
 
 def test_quire_mcp_starts_without_the_markdown_parser_the_schema_checker_or_the_server() -> None:
@@ -44,10 +42,7 @@ def test_quire_mcp_starts_without_the_markdown_parser_the_schema_checker_or_the_
         "print(sorted(m for m in ('markdown_it', 'jsonschema', 'quire.search.grep', "
         "'quire.web.app', 'sqlalchemy') if m in sys.modules))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert python_prints(code).strip().splitlines()[-1] == "[]"
 
 
 def test_python_dash_m_quire_is_the_same_command_line() -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -24,6 +23,7 @@ from quire.cli.mcp_standby import early_starter
 from quire.cli.standby import wait_for_start
 from quire.client.autostart import STANDBY_START
 from quire.settings.server_file import Found, discover
+from tests.support.processes import python_prints
 
 CLIENT = types.Implementation(name="standby-test", version="1")
 
@@ -252,7 +252,4 @@ def test_any_other_command_loads_nothing_more_at_the_entry_point() -> None:
         "from quire.cli.entry import prepare; "
         "print(prepare(), 'quire.client.autostart' in sys.modules)"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert result.stdout.split() == ["None", "False"]
+    assert python_prints(code).split() == ["None", "False"]

@@ -5,7 +5,6 @@ by content hash, paged exactly once, and the words ranking with a note without t
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -22,6 +21,7 @@ from quire.services.search import INDEX_FILE, SearchService
 from quire.services.search.indexer import Indexer
 from quire.services.search.service import VECTORS_FILE
 from quire.vault.workspaces import Workspaces
+from tests.support.processes import python_prints
 
 pytestmark = [
     pytest.mark.anyio,
@@ -307,7 +307,4 @@ def test_loading_the_model_leaves_the_processs_logging_as_it_was() -> None:
         "WordLlamaEmbedder(); root = logging.getLogger(); "
         "print(logging.getLevelName(root.level), len(root.handlers))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert result.stdout.split() == ["WARNING", "0"]
+    assert python_prints(code).split() == ["WARNING", "0"]

@@ -3,6 +3,9 @@ the way a service manager does (SIGTERM, then SIGKILL if it lingers)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import anyio
 from anyio.abc import Process
 
@@ -36,3 +39,14 @@ async def stop_process(process: Process) -> None:
             process.kill()
             await process.wait()
         await process.aclose()
+
+
+def python_prints(code: str) -> str:
+    """What a fresh Python process (this interpreter) running ``code`` prints on stdout; a
+    failure raises with its stderr. A fresh process sees imports and settings as a program
+    starting does, untouched by what this test process has loaded."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout

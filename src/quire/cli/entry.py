@@ -34,9 +34,10 @@ def prepare() -> EarlyStarter | None:
     return early_starter(sys.argv[2:], os.environ, cwd, Path.home())
 
 
-def main() -> None:
-    """Run the ``quire`` command line."""
+def main(prog_name: str | None = None) -> None:
+    """Run the ``quire`` command line (``prog_name``: the name its help shows, when the
+    program's own name is not it, as under ``python -m quire``)."""
     early = prepare()
     from quire.cli.main import cli
 
-    cli(obj=early)
+    cli(obj=early, prog_name=prog_name)
