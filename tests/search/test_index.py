@@ -364,3 +364,28 @@ def test_grep_within_a_workspace_and_a_tag_agrees_with_brute_force(
         and query.casefold() in (text + ("\n#mark\n" if has_tag else "")).casefold()
     }
     assert sorted(found) == sorted(expected)
+
+
+def test_grep_pages_read_past_many_hidden_hits_and_return_each_visible_one_once() -> None:
+    # Candidates are read in batches that start at a page's size and grow: a reader who may
+    # see one note in ten needs many batches per page, and must get every visible note once.
+    files = {f"n{number:03}.md": f"# N{number}\n\nA needle here.\n" for number in range(300)}
+    seen = {name for number, name in enumerate(sorted(files)) if number % 10 == 3}
+    found: list[str] = []
+    with vault(files) as (_workspace, index), index.reading() as db:
+        after, more = 0, True
+        while more:
+            page, more = queries.grep(
+                db,
+                queries.Query("NEEDLE", ()),
+                after=after,
+                limit=3,
+                workspace=None,
+                trigram=index.trigram,
+                visible=lambda path: Path(path).name in seen,
+            )
+            assert page or not more
+            found += [hit.rel_path for hit in page]
+            after = page[-1].rowid if page else after
+    assert sorted(found) == sorted(seen)
+    assert len(found) == len(seen) == 30

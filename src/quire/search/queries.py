@@ -80,7 +80,7 @@ def grep(
     (casefolded substring), in rowid order, and whether more do (``visible`` ones only)."""
     needle = query.text.casefold()
     hits: list[Found] = []
-    for rowid in _holding(db, needle, query.tags, after, workspace, trigram):
+    for rowid in _holding(db, needle, query.tags, after, workspace, trigram, first=limit + 1):
         row = db.execute(
             "SELECT n.path, n.workspace, n.rel_path, n.title, b.text, f.text FROM notes n "
             "JOIN bodies b ON b.id = n.id JOIN folded f ON f.id = n.id WHERE n.id = ?",
@@ -329,10 +329,16 @@ def _holding(
     after: int,
     workspace: str | None,
     trigram: bool,
+    *,
+    first: int = _BATCH,
 ) -> Iterator[int]:
     """The rowids past ``after`` of the notes whose casefolded text holds ``needle``, in
     order: candidates from the trigram table (``trigram``: it exists) when it can spell the
-    needle, else every note, each checked by SQLite against its stored casefolded text."""
+    needle, else every note, each checked by SQLite against its stored casefolded text.
+
+    They are read in batches: ``first`` rows (what a page needs: checking a candidate reads
+    its whole text, so a page of 50 should not check the candidates of 256), then twice as
+    many each time, up to ``_BATCH``."""
     if trigram and _trigrams(needle):
         sql = (
             "SELECT substrings.rowid FROM substrings CROSS JOIN folded f ON f.id = substrings.rowid"
@@ -356,13 +362,15 @@ def _holding(
     for tag in tags:
         where.append(f"{column} IN (SELECT note FROM tags WHERE tag = ?)")
         params.append(tag)
-    sql += f" WHERE {' AND '.join(where)} ORDER BY {column} LIMIT {_BATCH}"
+    sql += f" WHERE {' AND '.join(where)} ORDER BY {column} LIMIT ?"
+    size = max(1, min(first, _BATCH))
     while True:
-        batch = [int(row[0]) for row in db.execute(sql, params)]
+        batch = [int(row[0]) for row in db.execute(sql, [*params, size])]
         yield from batch
-        if len(batch) < _BATCH:
+        if len(batch) < size:
             return
         params[after_at] = batch[-1]
+        size = min(size * 2, _BATCH)
 
 
 def shown(db: sqlite3.Connection, rowid: int, *, visible: Visible) -> bool:
