@@ -4,11 +4,14 @@ by content hash, paged exactly once, and the words ranking with a note without t
 
 from __future__ import annotations
 
+import math
+import re
 import sqlite3
 import sys
 import threading
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -308,3 +311,51 @@ def test_loading_the_model_leaves_the_processs_logging_as_it_was() -> None:
         "print(logging.getLevelName(root.level), len(root.handlers))"
     )
     assert python_prints(code).split() == ["WARNING", "0"]
+
+
+class Angles:
+    """An embedder whose scores are known: the query is one axis, and the note holding
+    ``item N`` is N thousandths of a right angle away from it (so notes rank by N)."""
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        vectors = np.zeros((len(texts), semantic.DIMENSIONS), dtype=np.float32)
+        for row, text in enumerate(texts):
+            found = re.search(r"item (\d+)", text)
+            angle = 0.0 if found is None else int(found.group(1)) * math.pi / 2000
+            vectors[row, 0], vectors[row, 1] = math.cos(angle), math.sin(angle)
+        return vectors
+
+
+def test_nearest_reads_on_past_its_first_windows_for_filters_and_keep(tmp_path: Path) -> None:
+    # 1,200 texts: the best few hundred are looked up first, then more as filters and `keep`
+    # leave notes out; the answer is always the brute-force ranking of the notes allowed.
+    notes = {f"n{i:04}.md": f"# N{i}\n\nitem {i}\n" for i in range(1200)}
+    notes |= {f"late/n{i:04}.md": f"# N{i}\n\nitem {i} #late\n" for i in range(1190, 1195)}
+    notes["copy.md"] = notes["n0003.md"]  # one text, two notes: both, by rowid
+    index = SearchIndex(tmp_path / INDEX_FILE)
+    Indexer(index, Workspaces([vault(tmp_path / "ws", notes)])).build()
+    vectors = SemanticIndex(tmp_path / VECTORS_FILE, embedder=Angles)
+    vectors.fill(index.reading, threading.Event())
+    with index.reading() as db:
+        path_of = dict(db.execute("SELECT id, rel_path FROM notes"))
+        rowid_of = {path: rowid for rowid, path in path_of.items()}
+
+        def near(count: int, tags: Sequence[str] = (), keep: Any = None) -> list[str]:
+            found = vectors.nearest(db, "q", count=count, workspace=None, tags=tags, keep=keep)
+            return [path_of[rowid] for rowid in found]
+
+        first = near(5)
+        tagged = near(10, tags=("late",))
+        sparse = near(12, keep=lambda rowid: rowid % 97 == 0)
+    vectors.close()
+    index.close()
+    copies = sorted(["n0003.md", "copy.md"], key=rowid_of.__getitem__)
+    assert first == ["n0000.md", "n0001.md", "n0002.md", *copies]
+    assert tagged == [f"late/n{i:04}.md" for i in range(1190, 1195)]
+    allowed = sorted(
+        (path for path, rowid in rowid_of.items() if rowid % 97 == 0),
+        key=lambda path: (int(re.search(r"item (\d+)", notes[path]).group(1)), rowid_of[path]),  # type: ignore[union-attr]
+    )
+    assert sparse == allowed[:12]

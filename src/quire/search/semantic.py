@@ -13,10 +13,11 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import itertools
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,11 @@ EMBEDDED_CHARS = 2000
 """How much of a note (its title, then its text) its vector is made from."""
 
 _BATCH = 64
+_WINDOW = 256
+"""How many of the best texts a search first looks up notes for (four times more each time
+the notes found fall short: filters and ``keep`` may leave many out)."""
+_LOOKUP = 500
+"""Texts per lookup statement (SQLite caps a statement's parameters)."""
 
 NOT_INSTALLED = (
     "Semantic search is not installed on the server, so these are results of the words index "
@@ -142,6 +148,8 @@ class SemanticIndex:
         self._model_lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._rows: dict[str, int] = {}
+        self._digests: list[str] = []
+        """The text of each row of the matrix (``_rows`` the other way)."""
         self._matrix: Matrix | None = None
         self.progress = Progress(0, 0)
 
@@ -188,32 +196,38 @@ class SemanticIndex:
         tags: Sequence[str],
         keep: Callable[[int], bool] | None = None,
     ) -> list[int]:
-        """The rowids of the ``count`` notes nearest ``text`` in meaning, nearest first: of
-        ``workspace`` (None: all), tagged with every one of ``tags``, accepted by ``keep``.
-        Notes with no vector yet are left out."""
-        import numpy as np
+        """The rowids of the ``count`` notes nearest ``text`` in meaning, nearest first (notes
+        of one text by rowid): of ``workspace`` (None: all), tagged with every one of
+        ``tags``, accepted by ``keep``. Notes with no vector yet are left out.
 
-        if not text.strip():
+        Every vector is scored in one product; the notes are then looked up for the best
+        texts only, a window at a time (``_notes_holding``), so a search reads a few hundred
+        notes of the index, not all of them."""
+        if not text.strip() or count <= 0:
             return []
-        where, params = _filters(workspace, tags)
-        notes = db.execute(f"SELECT id, hash FROM notes {where} ORDER BY id", params).fetchall()
         query = self._embed([text])[0]
         if not query.any():  # no word the model knows: nothing to rank by
             return []
         with self._lock:  # one hold: a fill may compact the matrix between two
             self._open()
-            rows = self._rows
-            held = [(int(rowid), rows[digest]) for rowid, digest in notes if digest in rows]
-            if not held or self._matrix is None:
+            if self._matrix is None or not self._digests:
                 return []
-            scores = (self._matrix[: len(rows)] @ query)[[row for _, row in held]]
+            # No copy: a fill only appends to this list, and a compaction makes a new one.
+            digests = self._digests
+            scores = self._matrix[: len(digests)] @ query
+        window = max(count, _WINDOW)
+        ranked = _by_score(scores, window)
+        where, params = _filters(workspace, tags)
         found: list[int] = []
-        for position in np.argsort(-scores, kind="stable"):
-            rowid = held[int(position)][0]
-            if keep is None or keep(rowid):
-                found.append(rowid)
-                if len(found) == count:
-                    break
+        while best := [digests[row] for row in itertools.islice(ranked, window)]:
+            holders = _notes_holding(db, best, where, params)
+            for digest in best:
+                for rowid in holders.get(digest, ()):
+                    if keep is None or keep(rowid):
+                        found.append(rowid)
+                        if len(found) == count:
+                            return found
+            window *= 4
         return found
 
     def _embed(self, texts: Sequence[str]) -> Matrix:
@@ -259,7 +273,7 @@ class SemanticIndex:
         self._db.execute("COMMIT")
         staying = [(digest, row) for digest, row in self._rows.items() if digest in kept]
         matrix = self._matrix[[row for _, row in staying]]
-        self._rows, self._matrix = {}, None
+        self._rows, self._digests, self._matrix = {}, [], None
         self._append([digest for digest, _ in staying], matrix)
 
     def _store(self, digests: list[str], vectors: Matrix) -> None:
@@ -285,6 +299,7 @@ class SemanticIndex:
                         grown[:row] = self._matrix[:row]
                     self._matrix = grown
                 self._rows[digest] = row
+                self._digests.append(digest)
             assert self._matrix is not None
             self._matrix[row] = vector
 
@@ -330,6 +345,42 @@ def texts_of(db: sqlite3.Connection, digests: Sequence[str] | None = None) -> di
         sql += f" WHERE n.hash IN ({', '.join('?' * len(digests))})"
         params = digests
     return {str(digest): f"{title}\n{text}" for digest, title, text in db.execute(sql, params)}
+
+
+def _by_score(scores: Matrix, first: int) -> Iterator[int]:
+    """The rows of ``scores``, best first, each once: the best ``first`` picked without
+    sorting the others (ties by row), the others sorted only when a caller reads on."""
+    import numpy as np
+
+    if first >= len(scores):
+        yield from (int(row) for row in np.argsort(-scores, kind="stable"))
+        return
+    top = np.argpartition(-scores, first - 1)[:first]
+    top = top[np.lexsort((top, -scores[top]))]
+    yield from (int(row) for row in top)
+    others = np.ones(len(scores), dtype=bool)
+    others[top] = False
+    rest = np.flatnonzero(others)
+    yield from (int(row) for row in rest[np.argsort(-scores[rest], kind="stable")])
+
+
+def _notes_holding(
+    db: sqlite3.Connection, digests: Sequence[str], where: str, params: Sequence[object]
+) -> dict[str, list[int]]:
+    """The rowids (ascending) of the notes whose text is each of ``digests``, among those
+    ``where`` keeps; a text no such note holds is not in the answer."""
+    holders: dict[str, list[int]] = {}
+    joined = f"{where} AND" if where else "WHERE"
+    for start in range(0, len(digests), _LOOKUP):
+        part = digests[start : start + _LOOKUP]
+        marks = ", ".join("?" * len(part))
+        rows = db.execute(
+            f"SELECT id, hash FROM notes {joined} hash IN ({marks}) ORDER BY id",
+            [*params, *part],
+        )
+        for rowid, digest in rows:
+            holders.setdefault(str(digest), []).append(int(rowid))
+    return holders
 
 
 def _filters(workspace: str | None, tags: Sequence[str]) -> tuple[str, list[object]]:
