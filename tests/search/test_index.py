@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from quire.search import queries
 from quire.search.index import SearchIndex
-from quire.search.snippets import MARK_END, MARK_START
+from quire.search.snippets import MARK_END, MARK_START, clean
 from quire.services.search.indexer import Indexer
 from quire.vault.watch import FileChange
 from quire.vault.workspaces import Workspaces
@@ -389,3 +389,8 @@ def test_grep_pages_read_past_many_hidden_hits_and_return_each_visible_one_once(
             after = page[-1].rowid if page else after
     assert sorted(found) == sorted(seen)
     assert len(found) == len(seen) == 30
+
+
+@given(st.text(alphabet=st.sampled_from("a é\u2603\r\n\u0002\u0003ß"), max_size=80))
+def test_clean_drops_exactly_the_mark_characters_and_carriage_returns(text: str) -> None:
+    assert clean(text) == "".join(char for char in text if char not in "\u0002\u0003\r")

@@ -12,12 +12,14 @@ MARK_END = "\u0003"
 SNIPPET_CHARS = 160
 """The most characters of a line a snippet shows (the marks and ``…`` not counted)."""
 _LEAD_CHARS = 50
-_STRAY = str.maketrans({MARK_START: None, MARK_END: None, "\r": None})
 
 
 def clean(text: str) -> str:
-    """``text`` without the two mark characters (and carriage returns)."""
-    return text.translate(_STRAY)
+    """``text`` without the two mark characters (and carriage returns).
+
+    Three replaces, not ``str.translate``: translating a text with any character beyond
+    ASCII goes through a table one character at a time, 25 times slower on a 5 KB note."""
+    return text.replace(MARK_START, "").replace(MARK_END, "").replace("\r", "")
 
 
 def grep_snippet(text: str, folded: str, at: int, needle: str) -> tuple[int, str]:
