@@ -222,8 +222,9 @@ async def test_review_ids_are_escaped_into_one_path_segment() -> None:
     assert seen == ["/api/reviews/a%2Fb%3Fc/wait?wait_ms=1000"]
 
 
-async def test_probe_health_is_false_when_nothing_listens() -> None:
-    assert not await probe_health(ServerInfo(url="http://127.0.0.1:9", token="t", pid=1))
+async def test_probe_health_is_false_when_nothing_listens(tmp_path: Path) -> None:
+    info = ServerInfo(url="http://127.0.0.1:9", token="t", pid=1)
+    assert not await probe_health(info, tmp_path / "server.json")
 
 
 @pytest.mark.parametrize(

@@ -105,7 +105,7 @@ def fake_server(state: Path) -> list[str]:
     return [sys.executable, "-c", script]
 
 
-async def always(info: ServerInfo) -> bool:
+async def always(info: ServerInfo, server_file: Path) -> bool:
     return True
 
 
@@ -142,7 +142,7 @@ async def test_a_server_that_stops_at_once_is_reported_with_its_log(tmp_path: Pa
 async def test_a_server_that_never_answers_is_given_up_on_in_time(tmp_path: Path) -> None:
     state = tmp_path / "state"
 
-    async def never(info: ServerInfo) -> bool:
+    async def never(info: ServerInfo, server_file: Path) -> bool:
         return False
 
     starter = SubprocessStarter(

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 from quire.cli.startup import pause_collection
 
 if TYPE_CHECKING:
-    from quire.cli.mcp_standby import EarlyStarter
+    from quire.client.autostart import SubprocessStarter
 
 
-def prepare() -> EarlyStarter | None:
+def prepare() -> SubprocessStarter | None:
     """What every run does first: pause collection, and for ``quire mcp`` spawn its server
     on standby when the arguments show it will want one."""
     pause_collection()
@@ -37,7 +37,7 @@ def prepare() -> EarlyStarter | None:
 def main(prog_name: str | None = None) -> None:
     """Run the ``quire`` command line (``prog_name``: the name its help shows, when the
     program's own name is not it, as under ``python -m quire``)."""
-    early = prepare()
+    starter = prepare()
     from quire.cli.main import cli
 
-    cli(obj=early, prog_name=prog_name)
+    cli(obj=starter, prog_name=prog_name)

@@ -19,7 +19,8 @@ import click
 
 from quire import __version__
 from quire.cli.arguments import printable
-from quire.cli.mcp_standby import EarlyStarter, prepared_starter
+from quire.cli.mcp_standby import prepared_starter
+from quire.client.autostart import SubprocessStarter
 
 TERMINAL_HINT = (
     "quire mcp: waiting for JSON-RPC messages on stdin. This is an MCP server: an MCP client "
@@ -90,9 +91,9 @@ def mcp_command(
     # Before the MCP server's own modules load (most of this command's start): a server
     # process, on standby, loads its modules meanwhile, so a first tool call waits less.
     # The program's entry point has spawned it already when it could tell from the arguments.
-    early = ctx.find_object(EarlyStarter)
+    early = ctx.find_object(SubprocessStarter)
     starter = (
-        early.starter
+        early
         if early is not None and server is None
         else prepared_starter(server, os.environ, Path.cwd(), Path.home())
     )

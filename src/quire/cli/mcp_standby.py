@@ -10,7 +10,6 @@ when the command starts. This module imports only what that takes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from quire.client.autostart import SubprocessStarter
@@ -20,13 +19,6 @@ from quire.settings.server_file import Found, discover
 
 NOT_STARTING = frozenset({"--server", "--export-tool-schema", "--help", "-h", "--version", "-V"})
 """``quire mcp``'s options after which it never starts a server (or does not run at all)."""
-
-
-@dataclass(frozen=True)
-class EarlyStarter:
-    """A starter the entry point prepared (its server on standby) for ``quire mcp``."""
-
-    starter: SubprocessStarter
 
 
 def prepared_starter(
@@ -49,10 +41,9 @@ def prepared_starter(
 
 def early_starter(
     args: Sequence[str], environ: Mapping[str, str], cwd: Path, home: Path
-) -> EarlyStarter | None:
+) -> SubprocessStarter | None:
     """The starter for ``quire mcp ARGS`` when no option in ``args`` would keep it from
     starting a server; None otherwise, and the command decides once its options are read."""
     if any(arg.partition("=")[0] in NOT_STARTING for arg in args):
         return None
-    starter = prepared_starter(None, environ, cwd, home)
-    return None if starter is None else EarlyStarter(starter)
+    return prepared_starter(None, environ, cwd, home)

@@ -608,19 +608,14 @@ def pinned_context(cert_file: str) -> ssl.SSLContext | bool:
     return context
 
 
-async def probe_health(info: ServerInfo) -> bool:
-    """Whether the server ``info`` names answers ``GET /health`` (a fresh connection)."""
-    verify: ssl.SSLContext | bool = True
-    if info.ca_cert is not None:
-        verify = pinned_context(info.ca_cert)
-    elif info.url.startswith("http://"):
-        verify = False  # no TLS on this address, so no certificates to load (tens of ms)
-    async with httpx.AsyncClient(timeout=2.0, trust_env=False, verify=verify) as http:
-        try:
-            response = await http.get(info.url.rstrip("/") + "/health")
-        except httpx.HTTPError:
-            return False
-    return response.status_code == httpx.codes.OK
+async def probe_health(info: ServerInfo, server_file: Path) -> bool:
+    """Whether the server ``info`` (read from ``server_file``) answers ``GET /health``, over
+    fresh connections that are closed after."""
+    api = QuireApi(info, server_file=server_file)
+    try:
+        return await api.health()
+    finally:
+        await api.aclose()
 
 
 def too_large_to_send(size: int) -> FileTooLarge:

@@ -36,7 +36,7 @@ STANDBY_START = b"start\n"
 """What a standby server reads on its standard input to start serving."""
 _LOG_TAIL_BYTES = 2000
 
-Probe = Callable[[ServerInfo], Awaitable[bool]]
+Probe = Callable[[ServerInfo, Path], Awaitable[bool]]
 """Whether the server ``info`` names answers its health check."""
 
 
@@ -122,7 +122,7 @@ class SubprocessStarter:
                 found = discover(self._state)
             except QuireError:
                 found = None
-            if isinstance(found, Found) and await self._probe(found.info):
+            if isinstance(found, Found) and await self._probe(found.info, server_file(self._state)):
                 return found.info
             if process.poll() is not None and not isinstance(found, Found):
                 raise ServerUnreachable(
