@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -9,8 +11,10 @@ from alembic import command
 from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from quire.db import sqlite_schema
+from quire.db.engine import SQLITE_PRAGMAS
 from quire.db.migrate import alembic_config, migrate
-from quire.db.sqlite_schema import SCRIPT, made_by_the_migrations, statements
+from quire.db.sqlite_schema import SCRIPT, create_if_empty, made_by_the_migrations, statements
 
 pytestmark = pytest.mark.anyio
 
@@ -116,3 +120,31 @@ def test_statements_keep_a_triggers_body_whole_and_skip_comments() -> None:
 def test_a_script_cut_inside_a_statement_is_refused() -> None:
     with pytest.raises(ValueError, match="ends inside a statement"):
         statements("CREATE TABLE t (a INT);\nCREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 1;")
+
+
+def test_two_servers_making_one_new_database_make_it_once(tmp_path: Path) -> None:
+    """Each checks for emptiness under the write lock: one makes the schema, the other finds
+    it made and leaves it (no table made twice, one deployment)."""
+    database = str(tmp_path / "quire.db")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        made = list(pool.map(lambda _: create_if_empty(database, SQLITE_PRAGMAS), range(4)))
+    assert made.count(True) == 1
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT count(*) FROM deployment").fetchone() == (1,)
+
+
+def test_a_script_that_fails_part_way_leaves_the_file_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = str(tmp_path / "quire.db")
+    real = statements(SCRIPT.read_text(encoding="utf-8"))
+    monkeypatch.setattr(
+        sqlite_schema, "statements", lambda _: [*real, "CREATE TABLE deployment (x)"]
+    )
+    with pytest.raises(sqlite3.OperationalError, match="already exists"):
+        create_if_empty(database, SQLITE_PRAGMAS)
+    with sqlite3.connect(database) as connection:
+        left = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    assert left == (0,)
+    monkeypatch.undo()
+    assert create_if_empty(database, SQLITE_PRAGMAS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from quire.api.approvals import ApprovalRecord, NoticeRecord
 from quire.api.base import Answer, omitted_when_none
@@ -231,5 +231,5 @@ Event: TypeAlias = Annotated[
 ]
 """Any event the services publish; ``kind`` says which."""
 
-EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
+EVENTS: TypeAdapter[Event] = TypeAdapter(Event, config=ConfigDict(defer_build=True))
 """Parses (``EVENTS.validate_python(frame)``) and describes every event frame."""

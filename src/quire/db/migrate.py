@@ -9,12 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from quire.core.errors import StorageFailed
 from quire.db import sqlite_schema
+from quire.db.engine import SQLITE_PRAGMAS
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -46,20 +48,27 @@ async def migrate(engine: AsyncEngine) -> None:
     async with engine.connect() as connection:
         if await _revision(connection) == HEAD_REVISION:
             return
-        if connection.dialect.name == "sqlite":
+    sqlite = engine.dialect.name == "sqlite"
+    if sqlite and await _made_from_the_script(engine):
+        return  # a new database: the newest schema in one step, without loading Alembic
+    async with engine.connect() as connection:
+        if sqlite:
             # Take the write lock first, so the whole upgrade is one transaction.
             await connection.exec_driver_sql("BEGIN IMMEDIATE")
-            if await sqlite_schema.is_empty(connection):
-                # A new database: the newest schema in one step, without loading Alembic.
-                await sqlite_schema.create(connection)
-                await connection.commit()
-                return
         else:
             await connection.execute(
                 text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADVISORY_LOCK_KEY}
             )
         await connection.run_sync(_upgrade)
         await connection.commit()
+
+
+async def _made_from_the_script(engine: AsyncEngine) -> bool:
+    """Whether the SQLite database ``engine`` opens was empty and now holds the newest schema,
+    made from the schema script (``sqlite_schema``)."""
+    database = engine.url.database
+    assert database is not None
+    return await anyio.to_thread.run_sync(sqlite_schema.create_if_empty, database, SQLITE_PRAGMAS)
 
 
 async def _revision(connection: AsyncConnection) -> str | None:

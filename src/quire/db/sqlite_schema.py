@@ -1,7 +1,7 @@
 """A new SQLite database made in one step: the tables, indexes, triggers and first rows the
 migrations make, replayed from ``sqlite_schema.sql`` instead of running each migration.
 
-Owns that script: how it is applied (``create``) and how it is made from the migrations
+Owns that script: how it is applied (``create_if_empty``) and how it is made from the migrations
 (``dump``, run by ``scripts/sqlite-schema``; a test checks the committed file is what the
 migrations make now). A database made either way is the same, row for row, except the
 deployment's name, which is random for each database (migration 0007).
@@ -15,14 +15,14 @@ from __future__ import annotations
 import secrets
 import sqlite3
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
-    from sqlalchemy.ext.asyncio import AsyncConnection
 
 SCRIPT = Path(__file__).with_name("sqlite_schema.sql")
 DEPLOYMENT_NAME = ":deployment_name"
@@ -50,24 +50,37 @@ def statements(script: str) -> list[str]:
     return found
 
 
-async def is_empty(connection: AsyncConnection) -> bool:
-    """Whether the database holds nothing yet (no table, index, view or trigger)."""
-    found = await connection.execute(
-        text("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
-    )
-    count: int = found.scalar_one()
-    return count == 0
+def create_if_empty(database: str, pragmas: Sequence[str]) -> bool:
+    """Make the newest schema and its first rows in the SQLite file ``database`` when it holds
+    nothing yet (no table, index, view or trigger), in one transaction that holds the write
+    lock from the check on; whether it did. ``pragmas`` are the ones every connection gets.
 
-
-async def create(connection: AsyncConnection) -> None:
-    """Make the newest schema and its first rows in the empty database behind ``connection``,
-    inside the transaction the caller holds (and commits)."""
+    Blocking: run it in a worker thread. It runs on a connection of its own, not through the
+    async driver, which would take a trip to its thread for each of the script's hundreds of
+    statements (tens of milliseconds of a first start)."""
     name = {"deployment_name": secrets.token_hex(16)}
-    for statement in statements(SCRIPT.read_text(encoding="utf-8")):
-        if DEPLOYMENT_NAME in statement:
-            await connection.exec_driver_sql(statement, name)
-        else:
-            await connection.exec_driver_sql(statement)
+    connection = sqlite3.connect(database, isolation_level=None)
+    try:
+        for pragma in pragmas:
+            connection.execute(pragma)
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            found = connection.execute(
+                "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+            ).fetchone()
+            if found[0] != 0:
+                connection.execute("ROLLBACK")
+                return False
+            for statement in statements(SCRIPT.read_text(encoding="utf-8")):
+                connection.execute(statement, name if DEPLOYMENT_NAME in statement else ())
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        return True
+    finally:
+        connection.close()
 
 
 def made_by_the_migrations() -> str:

@@ -15,13 +15,11 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Literal, Self
 
 import anyio
-import anyio.from_thread
 from anyio.abc import TaskGroup, TaskStatus
 from watchfiles import Change, DefaultFilter
 from watchfiles._rust_notify import RustNotify, WatchfilesRustInternalError
@@ -217,13 +215,11 @@ class FolderWatcher:
         self, folders: list[Path], recursive: bool, *, task_status: TaskStatus[_StopSignal | None]
     ) -> None:
         ready = anyio.Event()
-        signal = _StopSignal(partial(anyio.from_thread.run_sync, ready.set))
-        started = False
+        signal = _StopSignal(ready.set)
         async with anyio.create_task_group() as task_group:
             task_group.start_soon(self._pump, folders, recursive, signal, ready)
             await ready.wait()
-            started = signal.checked
-            task_status.started(signal if started else None)
+            task_status.started(signal if signal.watching else None)
 
     async def _pump(
         self, folders: list[Path], recursive: bool, signal: _StopSignal, ready: anyio.Event
@@ -262,6 +258,7 @@ class FolderWatcher:
                     notify, signal, self._step_ms, self._tick_ms, self._debounce_ms
                 ) as batches,
             ):
+                signal.watch_began()
                 async with anyio.create_task_group() as group:
                     group.start_soon(batches.pump)
                     while (raw := await batches.next()) is not None:
@@ -405,19 +402,23 @@ class _Batches:
 
 
 class _StopSignal:
-    """The stop event a watch loop polls from its thread; its first poll means the loop is
-    watching, which is how ``watch`` knows when to return."""
+    """The stop event a watch loop polls from its thread, and whether the loop is watching:
+    its ``RustNotify`` holds the folders' watches from when it is made, and gathers changes
+    from then on, before the loop first looks (``watch_began``)."""
 
-    def __init__(self, on_first_check: Callable[[], object]) -> None:
-        self._on_first_check: Callable[[], object] | None = on_first_check
+    def __init__(self, on_watching: Callable[[], object]) -> None:
+        self._on_watching: Callable[[], object] | None = on_watching
         self._set = False
-        self.checked = False
+        self.watching = False
+
+    def watch_began(self) -> None:
+        """The loop's watches are in place (the first time: ``watch`` returns)."""
+        self.watching = True
+        if self._on_watching is not None:
+            notify, self._on_watching = self._on_watching, None
+            notify()
 
     def is_set(self) -> bool:
-        if self._on_first_check is not None:
-            notify, self._on_first_check = self._on_first_check, None
-            self.checked = True
-            notify()
         return self._set
 
     def set(self) -> None:
@@ -425,7 +426,7 @@ class _StopSignal:
 
     @property
     def stopped(self) -> bool:
-        """Whether ``set`` was called (without counting as the loop's first check)."""
+        """Whether ``set`` was called."""
         return self._set
 
 
