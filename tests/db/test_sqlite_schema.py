@@ -148,3 +148,17 @@ def test_a_script_that_fails_part_way_leaves_the_file_empty(
     assert left == (0,)
     monkeypatch.undo()
     assert create_if_empty(database, SQLITE_PRAGMAS)
+
+
+async def test_a_database_named_through_a_chain_of_dotdots_is_made(tmp_path: Path) -> None:
+    """The script opens the file the driver opens (made absolute), not the URL's text: SQLite
+    cannot open a relative name that climbs past the root."""
+    database = "../" * 40 + str(tmp_path / "quire.db").lstrip("/")
+    engine = create_async_engine(f"sqlite+aiosqlite:///{database}")
+    try:
+        await migrate(engine)
+        async with engine.connect() as connection:
+            found = await connection.exec_driver_sql("SELECT count(*) FROM deployment")
+            assert found.scalar_one() == 1
+    finally:
+        await engine.dispose()

@@ -8,6 +8,7 @@ beside it do).
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -115,7 +116,7 @@ async def open_database(url: str, *, migrate: bool = True) -> Database:
             from quire.db.migrate import migrate as apply_migrations
 
             await apply_migrations(engine)
-    except (SQLAlchemyError, OSError) as err:
+    except (SQLAlchemyError, OSError, sqlite3.Error) as err:
         await engine.dispose()
         raise _unreachable(parsed, err) from None
     except DatabaseUnavailable as err:

@@ -66,8 +66,9 @@ async def migrate(engine: AsyncEngine) -> None:
 async def _made_from_the_script(engine: AsyncEngine) -> bool:
     """Whether the SQLite database ``engine`` opens was empty and now holds the newest schema,
     made from the schema script (``sqlite_schema``)."""
-    database = engine.url.database
-    assert database is not None
+    # The file as the driver opens it (made absolute, ".." resolved), not as the URL says.
+    arguments, _options = engine.dialect.create_connect_args(engine.url)
+    database = str(arguments[0])
     return await anyio.to_thread.run_sync(sqlite_schema.create_if_empty, database, SQLITE_PRAGMAS)
 
 
