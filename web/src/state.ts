@@ -124,9 +124,18 @@ function setWindow(state: WindowInfo): void {
   keepLive(windowState.value.tabs.map((tab) => tab.docId));
 }
 
+// Answers to `GET /api/window` can come back in any order, and after a `window` event the
+// server pushed meanwhile: only the newest request's answer is shown, and only when no event
+// came while it was out (the event already holds a state at least as new).
+let windowAsks = 0;
+let windowPushes = 0;
+
 export async function refreshWindow(): Promise<void> {
+  const ask = ++windowAsks;
+  const pushes = windowPushes;
   try {
-    setWindow(await api.window());
+    const state = await api.window();
+    if (ask === windowAsks && pushes === windowPushes) setWindow(state);
   } catch (error) {
     reportError(error);
   }
@@ -445,6 +454,7 @@ export function handleEvent(event: WindowEvent): void {
   const data = event.data;
   switch (event.kind) {
     case "window":
+      windowPushes += 1;
       setWindow(data as unknown as WindowInfo);
       break;
     case "open": {
