@@ -129,15 +129,25 @@ function setWindow(state: WindowInfo): void {
 // came while it was out (the event already holds a state at least as new).
 let windowAsks = 0;
 let windowPushes = 0;
+let newestWindow: Promise<void> = Promise.resolve();
 
-export async function refreshWindow(): Promise<void> {
-  const ask = ++windowAsks;
-  const pushes = windowPushes;
+async function loadWindow(ask: number, pushes: number): Promise<void> {
   try {
     const state = await api.window();
     if (ask === windowAsks && pushes === windowPushes) setWindow(state);
   } catch (error) {
     reportError(error);
+  }
+}
+
+/** Fetch the window state; resolves once the newest fetch made meanwhile has answered too,
+ * so a caller reads the window as it is now. */
+export async function refreshWindow(): Promise<void> {
+  newestWindow = loadWindow(++windowAsks, windowPushes);
+  let waited: Promise<void> | null = null;
+  while (waited !== newestWindow) {
+    waited = newestWindow;
+    await waited;
   }
 }
 

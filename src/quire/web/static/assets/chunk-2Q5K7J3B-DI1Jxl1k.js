@@ -1,1 +1,0 @@
-import{_ as i}from"./mermaid-DbfPSl6u.js";var r=class{constructor(t){this.init=t,this.records=this.init()}static{i(this,"ImperativeState")}reset(){this.records=this.init()}};export{r as I};
