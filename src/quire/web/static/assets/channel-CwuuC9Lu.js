@@ -1,1 +1,0 @@
-import{a6 as o,a7 as n}from"./mermaid-Cr_0M6DE.js";const t=(a,r)=>o.lang.round(n.parse(a)[r]);export{t as c};

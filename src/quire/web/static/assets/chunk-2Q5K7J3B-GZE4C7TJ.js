@@ -1,1 +1,0 @@
-import{_ as i}from"./mermaid-Cr_0M6DE.js";var r=class{constructor(t){this.init=t,this.records=this.init()}static{i(this,"ImperativeState")}reset(){this.records=this.init()}};export{r as I};
