@@ -64,23 +64,17 @@ def create_if_empty(database: str, pragmas: Sequence[str]) -> bool:
         for pragma in pragmas:
             connection.execute(pragma)
         connection.execute("BEGIN IMMEDIATE")
-        try:
-            found = connection.execute(
-                "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
-            ).fetchone()
-            if found[0] != 0:
-                connection.execute("ROLLBACK")
-                return False
-            for statement in statements(SCRIPT.read_text(encoding="utf-8")):
-                connection.execute(statement, name if DEPLOYMENT_NAME in statement else ())
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
+        found = connection.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+        ).fetchone()
+        if found[0] != 0:
+            return False
+        for statement in statements(SCRIPT.read_text(encoding="utf-8")):
+            connection.execute(statement, name if DEPLOYMENT_NAME in statement else ())
+        connection.execute("COMMIT")
         return True
     finally:
-        connection.close()
+        connection.close()  # rolls back what was not committed
 
 
 def made_by_the_migrations() -> str:

@@ -227,7 +227,7 @@ class FolderWatcher:
         delay = _RETRY_FIRST_S
         last = ""
         try:
-            while not signal.stopped:
+            while not signal.is_set():
                 problem = await self._watch(folders, recursive, signal)
                 if problem is None:
                     return
@@ -419,21 +419,17 @@ class _StopSignal:
             notify()
 
     def is_set(self) -> bool:
+        """Whether ``set`` was called (watchfiles asks from the loop's thread)."""
         return self._set
 
     def set(self) -> None:
         self._set = True
 
-    @property
-    def stopped(self) -> bool:
-        """Whether ``set`` was called."""
-        return self._set
-
 
 async def _pause(seconds: float, signal: _StopSignal) -> None:
     """Sleep ``seconds``, returning early once ``signal`` is set."""
     waited = 0.0
-    while waited < seconds and not signal.stopped:
+    while waited < seconds and not signal.is_set():
         await anyio.sleep(_PAUSE_STEP_S)
         waited += _PAUSE_STEP_S
 
